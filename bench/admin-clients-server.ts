@@ -1,0 +1,269 @@
+/**
+ * The server side of bench/admin-clients.ts, in its own process so autocannon never shares its event loop.
+ *
+ * Opens Postgres at BENCH_CHILD_DB_URL, migrates the directory, seeds N users with their client profiles
+ * (set-based SQL), VACUUM ANALYZE, builds the real directory app, makes sure an admin exists and signs in
+ * through POST /api/auth/signin, adds one bench-only route without authentication:
+ *   GET /bench/explain?kind=list|advanced|stats&...   EXPLAIN (ANALYZE, BUFFERS) of the statements one
+ *                                                     call of the client service sends
+ * then listens on 127.0.0.1 (a free port) and prints one JSON line on stdout:
+ *   {"port", "cookie", "seed": {...}}
+ *
+ *   node bench/admin-clients-server.ts --clients N
+ */
+import { parseArgs } from 'node:util'
+import { sql } from 'drizzle-orm'
+import { loadConfig } from '../src/config.ts'
+import { createPool, type Databases, serviceDatabase } from '../src/db/index.ts'
+import { ensureAdmin } from '../src/directory/admin/bootstrap.ts'
+import { buildDirectoryApp } from '../src/directory/app.ts'
+import { noCrmSync } from '../src/directory/clients/crm.ts'
+import { createClientService } from '../src/directory/clients/service.ts'
+import { createJobs } from '../src/jobs/index.ts'
+import { systemClock } from '../src/lib/clock.ts'
+import { createLogger } from '../src/lib/logger.ts'
+import { createRateLimiterFor, migrateAll } from '../src/runtime.ts'
+import {
+  COMPANY_SUFFIXES,
+  COMPANY_WORDS,
+  EMAIL_DOMAINS,
+  FIRST_NAMES,
+  INDUSTRIES,
+  LAST_NAMES,
+  PLACES,
+  type ServerReady,
+} from './admin-clients-data.ts'
+
+/** Not a real hash of anything: only the admin signs in. */
+const DUMMY_PASSWORD_HASH =
+  '$argon2id$v=19$m=19456,t=2,p=1$YmVuY2gtc2FsdC1ub3QtcmVhbA$YmVuY2gtZHVtbXktaGFzaC1ub3QtYS1wYXNzd29yZA'
+const ADMIN_EMAIL = 'bench-admin@example.test'
+const ADMIN_PASSWORD = 'bench-admin-password-not-secret'
+
+const { values } = parseArgs({ options: { clients: { type: 'string' } }, strict: true })
+const clientCount = Number(values.clients)
+if (!Number.isInteger(clientCount) || clientCount < 1)
+  throw new Error('--clients must be a whole number >= 1')
+
+const url = process.env.BENCH_CHILD_DB_URL
+if (!url) throw new Error('BENCH_CHILD_DB_URL is not set')
+const log = createLogger('warn')
+const config = loadConfig({ DATA_DIR: 'memory', LOG_LEVEL: 'warn', DIRECTORY_DATABASE_URL: url })
+const startedAt = performance.now()
+const pool = createPool(url, config.databasePoolSize)
+const database = serviceDatabase('directory', { kind: 'postgres', pool, url })
+const db = database.db
+const closeDatabase = () => pool.end()
+
+// The statements a service call sends, for /bench/explain: the driver's query function is wrapped and
+// records while `capture` is set (the parent asks for plans only when no load runs).
+interface Statement {
+  text: string
+  params: unknown[]
+}
+let capture: Statement[] | undefined
+{
+  const target = pool as unknown as { query: (...args: unknown[]) => unknown }
+  const original = target.query.bind(pool)
+  target.query = (...args: unknown[]) => {
+    const [first, params] = args
+    if (capture) {
+      const text = typeof first === 'string' ? first : (first as { text: string }).text
+      const bound = Array.isArray(params) ? params : ((first as { values?: unknown[] }).values ?? [])
+      // Only the client service's statements (a session check of a late request may slip in otherwise).
+      if (text.includes('"client_profiles"')) capture.push({ text, params: bound })
+    }
+    return original(...args)
+  }
+}
+
+const migrateStarted = performance.now()
+const databases = { platform: database, directory: database, close: closeDatabase } as Databases
+await migrateAll(databases, ['directory'], log)
+const migrateMs = performance.now() - migrateStarted
+
+const list = (items: readonly string[]) =>
+  sql.raw(`array[${items.map((item) => `'${item.replace(/'/g, "''")}'`).join(', ')}]`)
+const userUuid = (n: string) => sql.raw(`('00000000-0000-4000-8000-' || lpad(to_hex(${n}), 12, '0'))::uuid`)
+const profileUuid = (n: string) =>
+  sql.raw(`('00000000-0000-4000-a000-' || lpad(to_hex(${n}), 12, '0'))::uuid`)
+
+// One drawing per client in a temporary table, then users and profiles from it, in creation order (as a
+// live table grows). Distributions: status 70/12/12/6 active/trial/inactive/suspended, plan 60/25/15
+// free/standard/premium, account type 55/35/10, provider 60/25/10/5.
+const seedStarted = performance.now()
+await db.transaction(async (tx) => {
+  await tx.execute(sql`select setseed(0.42)`)
+  await tx.execute(sql`
+    create temporary table bench_draw on commit drop as
+    select n,
+      (${list(FIRST_NAMES)})[1 + floor(random() * ${FIRST_NAMES.length})::int] as first_name,
+      (${list(LAST_NAMES)})[1 + floor(random() * ${LAST_NAMES.length})::int] as last_name,
+      (${list(EMAIL_DOMAINS)})[1 + floor(random() * ${EMAIL_DOMAINS.length})::int] as domain,
+      case when random() < 0.9 then
+        (${list(COMPANY_WORDS)})[1 + floor(random() * ${COMPANY_WORDS.length})::int] || ' ' ||
+        (${list(COMPANY_SUFFIXES)})[1 + floor(random() * ${COMPANY_SUFFIXES.length})::int] end as company,
+      case when random() < 0.95 then
+        (${list(INDUSTRIES)})[1 + floor(power(random(), 1.5) * ${INDUSTRIES.length})::int] end as industry,
+      case when random() < 0.85 then 1 + floor(power(random(), 1.3) * ${PLACES.length})::int end as place,
+      random() as r_status, random() as r_plan, random() as r_type, random() as r_provider,
+      random() as r_active, random() as r_extra,
+      now() - random() * interval '730 days' as created_at
+    from generate_series(1, ${clientCount}::int) as n`)
+  await tx.execute(sql`
+    alter table bench_draw add column provider text, add column last_active_at timestamptz`)
+  await tx.execute(sql`
+    update bench_draw set
+      provider = case when r_provider < 0.6 then 'credentials' when r_provider < 0.85 then 'google'
+        when r_provider < 0.95 then 'github' else 'microsoft' end,
+      last_active_at = case when r_active < 0.1 then null
+        else created_at + power(r_active, 0.5) * (now() - created_at) end`)
+  await tx.execute(sql`
+    insert into directory.users
+      (id, username, email, name, password_hash, provider, role_id, status, login_count, last_login_at,
+       created_at, updated_at)
+    select ${userUuid('n')}, lower(first_name) || '_' || n,
+      lower(first_name) || '.' || lower(last_name) || n || '@' || domain,
+      first_name || ' ' || last_name,
+      case when provider = 'credentials' then ${DUMMY_PASSWORD_HASH} end,
+      provider, 'user', case when r_status < 0.94 then 'active' else 'inactive' end,
+      floor(r_active * 200)::int, last_active_at, created_at, coalesce(last_active_at, created_at)
+    from bench_draw order by created_at`)
+  await tx.execute(sql`
+    insert into directory.client_profiles
+      (id, user_id, email, display_name, username, bio, job_title, company, industry, phone, website,
+       location, avatar, account_type, status, plan, provider, email_verified, two_factor_enabled,
+       total_submissions, joined_at, last_active_at, created_at, updated_at)
+    select ${profileUuid('n')}, ${userUuid('n')},
+      lower(first_name) || '.' || lower(last_name) || n || '@' || domain,
+      first_name || ' ' || last_name, lower(first_name) || '_' || n,
+      case when r_extra < 0.4 then 'Working on ' || lower(coalesce(industry, 'things')) || ' projects' end,
+      case when r_extra < 0.6 then (array['Founder', 'Engineer', 'Designer', 'Manager', 'Consultant'])
+        [1 + floor(r_extra * 8)::int] end,
+      company, industry,
+      case when r_extra > 0.6 then '+1 555 ' || lpad((n % 10000)::text, 4, '0') end,
+      case when r_extra > 0.7 and company is not null
+        then 'https://' || lower(replace(company, ' ', '-')) || '.example' end,
+      case when place is not null then (${list(PLACES.map(([city]) => city))})[place] || ', ' ||
+        (${list(PLACES.map(([, country]) => country))})[place] end,
+      case when r_extra < 0.5 then 'https://avatars.example/' || n || '.png' end,
+      case when r_type < 0.55 then 'individual' when r_type < 0.9 then 'business' else 'enterprise' end,
+      case when r_status < 0.7 then 'active' when r_status < 0.82 then 'trial'
+        when r_status < 0.94 then 'inactive' else 'suspended' end,
+      case when r_plan < 0.6 then 'free' when r_plan < 0.85 then 'standard' else 'premium' end,
+      provider, r_extra < 0.8, r_extra < 0.15,
+      floor(power(r_plan, 2) * 51)::int,
+      created_at, last_active_at, created_at, coalesce(last_active_at, created_at)
+    from bench_draw order by created_at`)
+})
+const seedMs = performance.now() - seedStarted
+
+// A settled table, as a live one is after autovacuum: visibility map set, statistics fresh.
+const vacuumStarted = performance.now()
+await db.execute(sql`vacuum (analyze) directory.users`)
+await db.execute(sql`vacuum (analyze) directory.client_profiles`)
+const vacuumAnalyzeMs = performance.now() - vacuumStarted
+
+const jobs = createJobs({ database, log })
+const rateLimiter = await createRateLimiterFor(config, systemClock)
+const { app } = await buildDirectoryApp({ config, database, clock: systemClock, log, jobs, rateLimiter })
+await ensureAdmin({ db, clock: systemClock }, ADMIN_EMAIL, ADMIN_PASSWORD)
+
+// The same service the routes use, for the plans of its statements.
+const clients = createClientService({ db, clock: systemClock, crm: noCrmSync, log })
+
+async function explain(statement: Statement): Promise<string> {
+  const result = await pool.query<{ 'QUERY PLAN': string }>(
+    `explain (analyze, buffers) ${statement.text}`,
+    statement.params,
+  )
+  return result.rows.map((row) => row['QUERY PLAN']).join('\n')
+}
+
+app.get('/bench/explain', { schema: { hide: true } }, async (req) => {
+  const query = req.query as Record<string, string>
+  const kind = query.kind
+  const statements: Statement[] = []
+  capture = statements
+  try {
+    if (kind === 'list') {
+      await clients.list({ page: 1, limit: 10, search: query.search ?? 'ann' })
+    } else if (kind === 'advanced') {
+      await clients.advancedSearch({
+        page: 1,
+        limit: 10,
+        status: 'active',
+        plan: 'premium',
+        accountType: 'business',
+        industrySearch: query.industrySearch ?? 'tech',
+        sortBy: 'createdAt',
+        sortOrder: 'desc',
+      })
+    } else if (kind === 'stats') {
+      await clients.stats()
+    } else {
+      throw new Error('kind must be list, advanced or stats')
+    }
+  } finally {
+    capture = undefined
+  }
+  const plans: { sql: string; params: unknown[]; plan: string }[] = []
+  for (const statement of statements) {
+    plans.push({ sql: statement.text, params: statement.params, plan: await explain(statement) })
+  }
+  return { plans }
+})
+
+await app.listen({ host: '127.0.0.1', port: 0 })
+const address = app.server.address()
+const port = typeof address === 'object' && address ? address.port : 0
+
+const signin = await fetch(`http://127.0.0.1:${port}/api/auth/signin`, {
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }),
+})
+const session = signin.headers.getSetCookie().find((line) => line.startsWith('curio_session='))
+if (signin.status !== 200 || !session) {
+  throw new Error(`sign-in answered ${signin.status}: ${await signin.text()}`)
+}
+
+/** The rows of a raw statement. */
+async function rowsOf<T>(query: ReturnType<typeof sql>): Promise<T[]> {
+  const result = (await db.execute(query)) as unknown as { rows: T[] }
+  return result.rows
+}
+const [size] = await rowsOf<{ bytes: string }>(
+  sql`select pg_total_relation_size('directory.client_profiles')::text as bytes`,
+)
+const [version] = await rowsOf<{ version: string }>(sql`select current_setting('server_version') as version`)
+
+const ready: ServerReady = {
+  port,
+  cookie: session.split(';')[0]!,
+  seed: {
+    clients: clientCount,
+    migrateMs: Math.round(migrateMs),
+    seedMs: Math.round(seedMs),
+    vacuumAnalyzeMs: Math.round(vacuumAnalyzeMs),
+    totalMs: Math.round(performance.now() - startedAt),
+    tableMb: size ? Math.round((Number(size.bytes) / 1024 / 1024) * 10) / 10 : null,
+    poolSize: config.databasePoolSize,
+    server: version?.version ?? 'unknown',
+  },
+}
+process.stdout.write(`${JSON.stringify(ready)}\n`)
+
+let stopping = false
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(signal, () => {
+    if (stopping) return
+    stopping = true
+    void (async () => {
+      await app.close().catch(() => {})
+      await rateLimiter.close().catch(() => {})
+      await closeDatabase().catch(() => {})
+      process.exit(0)
+    })()
+  })
+}

@@ -1,0 +1,356 @@
+/**
+ * Shared helpers of the benchmarks: free ports, spawning the real CLI, polling readiness, stopping
+ * children, small tables and the JSON summaries in bench/results/.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { cpus, loadavg, totalmem } from 'node:os'
+import { join, resolve } from 'node:path'
+import pg from 'pg'
+
+export const REPO_ROOT = resolve(import.meta.dirname, '..')
+export const RESULTS_DIR = join(REPO_ROOT, 'bench', 'results')
+
+/** Settings that would take Curio away from the embedded database or change what is measured. */
+const STRIPPED_ENV = [
+  'DATABASE_URL',
+  'PLATFORM_DATABASE_URL',
+  'DIRECTORY_DATABASE_URL',
+  'REDIS_URL',
+  'ADMIN_EMAIL',
+  'ADMIN_PASSWORD',
+  'NODE_OPTIONS',
+]
+
+/** Children still alive: killed when the bench process exits, however it exits. */
+const live = new Set<ChildProcess>()
+let exitHooked = false
+function hookExit() {
+  if (exitHooked) return
+  exitHooked = true
+  process.on('exit', () => {
+    for (const child of live) child.kill('SIGKILL')
+  })
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      process.stderr.write(`\n${signal}: stopping the benchmark\n`)
+      process.exit(130)
+    })
+  }
+}
+
+export const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms))
+
+/** A port nobody listens on right now (the OS picks it). */
+export function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer()
+    server.unref()
+    server.on('error', fail)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      const port = typeof address === 'object' && address ? address.port : 0
+      server.close(() => done(port))
+    })
+  })
+}
+
+export interface OutputLine {
+  /** Milliseconds since the child was spawned. */
+  atMs: number
+  stream: 'stdout' | 'stderr'
+  text: string
+}
+
+export interface Child {
+  process: ChildProcess
+  pid: number
+  /** performance.now() just before spawn. */
+  spawnedAt: number
+  /** Every line the child printed, with its time (kept only when `keepOutput`). */
+  output: OutputLine[]
+  /** Last lines printed, whatever `keepOutput` says: for error messages. */
+  tail(): string
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+  /** Stops looking at the output: it is still drained (read and thrown away) so the child never blocks. */
+  discardOutput(): void
+}
+
+export interface SpawnOptions {
+  args: string[]
+  env?: Record<string, string>
+  /** Record every output line with its time (start-up breakdown); otherwise output is drained. */
+  keepOutput?: boolean
+  nodeArgs?: string[]
+}
+
+/** Spawns `node <args>` from the repository root, stdout and stderr piped and always drained. */
+export function spawnNode({ args, env = {}, keepOutput = false, nodeArgs = [] }: SpawnOptions): Child {
+  const childEnv: Record<string, string | undefined> = { ...process.env }
+  for (const name of STRIPPED_ENV) delete childEnv[name]
+  Object.assign(childEnv, env)
+  const spawnedAt = performance.now()
+  const child = spawn(process.execPath, [...nodeArgs, ...args], {
+    cwd: REPO_ROOT,
+    env: childEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  hookExit()
+  live.add(child)
+  child.once('exit', () => live.delete(child))
+  const output: OutputLine[] = []
+  const recent: string[] = []
+  const listeners: (() => void)[] = []
+  const collect = (stream: 'stdout' | 'stderr') => {
+    let pending = ''
+    const source = child[stream]!
+    source.setEncoding('utf8')
+    const onData = (chunk: string) => {
+      const atMs = performance.now() - spawnedAt
+      const lines = (pending + chunk).split('\n')
+      pending = lines.pop() ?? ''
+      for (const text of lines) {
+        if (keepOutput) output.push({ atMs, stream, text })
+        recent.push(text)
+        if (recent.length > 40) recent.shift()
+      }
+    }
+    source.on('data', onData)
+    source.resume()
+    listeners.push(() => {
+      source.off('data', onData)
+      source.resume()
+    })
+  }
+  collect('stdout')
+  collect('stderr')
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => {
+    child.once('exit', (code, signal) => done({ code, signal }))
+  })
+  // Spawn failures surface as 'error'; 'exit' may not follow, so resolve from here too.
+  child.once('error', () => {})
+  if (child.pid === undefined) throw new Error(`could not spawn ${process.execPath}`)
+  return {
+    process: child,
+    pid: child.pid,
+    spawnedAt,
+    output,
+    tail: () => recent.join('\n'),
+    exited,
+    discardOutput: () => {
+      for (const stop of listeners.splice(0)) stop()
+    },
+  }
+}
+
+export function isRunning(child: Child): boolean {
+  return child.process.exitCode === null && child.process.signalCode === null
+}
+
+export interface CurioPorts {
+  platformPort: number
+  directoryPort: number
+}
+
+/** `node src/main.ts start` with the given ports and settings. */
+export function startCurio(
+  ports: CurioPorts,
+  env: Record<string, string>,
+  options: Omit<SpawnOptions, 'args' | 'env'> = {},
+): Child {
+  return spawnNode({
+    ...options,
+    args: ['src/main.ts', 'start'],
+    env: {
+      PLATFORM_PORT: String(ports.platformPort),
+      DIRECTORY_PORT: String(ports.directoryPort),
+      HOST: '127.0.0.1',
+      ...env,
+    },
+  })
+}
+
+export async function pickPorts(): Promise<CurioPorts> {
+  const platformPort = await freePort()
+  let directoryPort = await freePort()
+  while (directoryPort === platformPort) directoryPort = await freePort()
+  return { platformPort, directoryPort }
+}
+
+async function answers200(url: string): Promise<boolean> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(2000) })
+    await response.arrayBuffer()
+    return response.status === 200
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Polls every `intervalMs` until every URL answers 200; returns performance.now() at that moment.
+ * Throws when the child exits first or the deadline passes.
+ */
+export async function waitFor200(
+  child: Child,
+  urls: string[],
+  { intervalMs = 25, timeoutMs = 120_000 } = {},
+): Promise<number> {
+  const deadline = performance.now() + timeoutMs
+  const pending = new Set(urls)
+  while (true) {
+    if (!isRunning(child)) {
+      throw new Error(
+        `child ${child.pid} exited (code ${child.process.exitCode}, signal ${child.process.signalCode}) ` +
+          `before ${[...pending].join(', ')} answered 200. Last output:\n${child.tail()}`,
+      )
+    }
+    const results = await Promise.all([...pending].map(async (url) => [url, await answers200(url)] as const))
+    for (const [url, ok] of results) if (ok) pending.delete(url)
+    if (pending.size === 0) return performance.now()
+    if (performance.now() > deadline) {
+      throw new Error(
+        `${[...pending].join(', ')} not 200 after ${timeoutMs} ms. Last output:\n${child.tail()}`,
+      )
+    }
+    await sleep(intervalMs)
+  }
+}
+
+export interface StopResult {
+  code: number | null
+  signal: NodeJS.Signals | null
+  /** From SIGTERM to the exit event. */
+  ms: number
+  /** True when SIGTERM was not enough and the child had to be killed. */
+  killed: boolean
+}
+
+/** SIGTERM, then waits for the exit (SIGKILL after `graceMs`). */
+export async function stopChild(child: Child, graceMs = 20_000): Promise<StopResult> {
+  const startedAt = performance.now()
+  if (!isRunning(child)) {
+    const { code, signal } = await child.exited
+    return { code, signal, ms: 0, killed: false }
+  }
+  child.process.kill('SIGTERM')
+  let killed = false
+  const timer = setTimeout(() => {
+    killed = true
+    child.process.kill('SIGKILL')
+  }, graceMs)
+  const { code, signal } = await child.exited
+  clearTimeout(timer)
+  return { code, signal, ms: performance.now() - startedAt, killed }
+}
+
+/** For finally blocks: makes sure the child is gone, whatever state it is in. */
+export async function killChild(child: Child | undefined): Promise<void> {
+  if (!child || !isRunning(child)) return
+  child.process.kill('SIGKILL')
+  await child.exited
+}
+
+/** Resident set size and its peak of a live process, in MB (Linux /proc); null elsewhere. */
+export function memoryOf(pid: number): { rssMb: number; peakRssMb: number } | null {
+  let status: string
+  try {
+    status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  } catch {
+    return null
+  }
+  const kb = (field: string) => {
+    const match = new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, 'm').exec(status)
+    return match ? Number(match[1]) / 1024 : Number.NaN
+  }
+  return { rssMb: kb('VmRSS'), peakRssMb: kb('VmHWM') }
+}
+
+/**
+ * CPU time (user + system) a live process has used so far, in ms (Linux /proc, 100 ticks a second);
+ * null elsewhere. Far below the wall time means the process waited (I/O, or other work on the machine).
+ */
+export function cpuMsOf(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    // After the command: state is field 3, utime 14 and stime 15 (1-based over the whole line).
+    return (Number(fields[11]) + Number(fields[12])) * 10
+  } catch {
+    return null
+  }
+}
+
+export function median(values: number[]): number {
+  if (values.length === 0) return Number.NaN
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
+}
+
+export const round = (value: number, digits = 0) => {
+  const factor = 10 ** digits
+  return Math.round(value * factor) / factor
+}
+
+/** A plain-text table: first row is the header; numbers align right. */
+export function table(rows: (string | number)[][]): string {
+  const cells = rows.map((row) => row.map(String))
+  const widths = cells[0]!.map((_, column) => Math.max(...cells.map((row) => (row[column] ?? '').length)))
+  const line = (row: string[], original: (string | number)[]) =>
+    row
+      .map((cell, column) =>
+        typeof original[column] === 'number' ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!),
+      )
+      .join('  ')
+      .trimEnd()
+  const out = [line(cells[0]!, rows[0]!), widths.map((width) => '-'.repeat(width)).join('  ')]
+  for (let index = 1; index < cells.length; index++) out.push(line(cells[index]!, rows[index]!))
+  return out.join('\n')
+}
+
+export function machine() {
+  return {
+    node: process.version,
+    platform: `${process.platform}-${process.arch}`,
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    totalMemMb: round(totalmem() / 1024 / 1024),
+    loadAverage: loadavg().map((value) => round(value, 2)),
+  }
+}
+
+/** Writes bench/results/<name>.json and returns its path. */
+export function writeResults(name: string, data: unknown): string {
+  mkdirSync(RESULTS_DIR, { recursive: true })
+  const path = join(RESULTS_DIR, `${name}.json`)
+  writeFileSync(path, `${JSON.stringify(data, null, 2)}\n`)
+  return path
+}
+
+/** Runs one statement on the Postgres server as the admin connection (create or drop a database). */
+export async function adminQuery(adminUrl: string, text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 5000 })
+  client.on('error', () => {})
+  await client.connect()
+  try {
+    await client.query(text)
+  } finally {
+    await client.end().catch(() => {})
+  }
+}
+
+/** For Ctrl-C, when nothing asynchronous runs any more: drops the database from a short child process. */
+export function dropDatabaseSync(adminUrl: string, name: string) {
+  const script =
+    "import pg from 'pg'; const c = new pg.Client({ connectionString: process.env.ADMIN_URL }); " +
+    "await c.connect(); await c.query('drop database if exists \"' + process.env.DB_NAME + '\" with (force)'); " +
+    'await c.end()'
+  spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ADMIN_URL: adminUrl, DB_NAME: name },
+    stdio: 'ignore',
+    timeout: 15_000,
+  })
+}

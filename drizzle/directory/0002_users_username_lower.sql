@@ -1,0 +1,1 @@
+CREATE UNIQUE INDEX "users_username_lower_unique" ON "directory"."users" USING btree (lower("username"));

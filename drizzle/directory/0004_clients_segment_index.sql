@@ -1,0 +1,1 @@
+CREATE INDEX "client_profiles_segment_idx" ON "directory"."client_profiles" USING btree ("status","plan","account_type","created_at" DESC NULLS LAST);

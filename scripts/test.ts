@@ -1,0 +1,31 @@
+/**
+ * `npm test`: builds the migrated database template once (embedded, or on TEST_DATABASE_URL), then runs
+ * every test file with node:test, each file on its own copy of the template. Extra arguments are passed
+ * to node --test (e.g. a file path, or --test-name-pattern).
+ */
+import { spawn } from 'node:child_process'
+import { availableParallelism } from 'node:os'
+import { ensurePgliteTemplate, ensurePostgresTemplate } from '../test/helpers/template.ts'
+
+const env = { ...process.env }
+const started = performance.now()
+if (env.TEST_DATABASE_URL) {
+  env.CURIO_TEST_PG_TEMPLATE = await ensurePostgresTemplate(env.TEST_DATABASE_URL)
+} else {
+  env.CURIO_TEST_PGLITE_TEMPLATE = await ensurePgliteTemplate()
+}
+const backend = env.TEST_DATABASE_URL ? 'Postgres' : 'embedded PGlite'
+const redis = env.TEST_REDIS_URL ? ', Redis' : ''
+process.stdout.write(
+  `Test database template ready on ${backend}${redis} in ${Math.round(performance.now() - started)} ms\n`,
+)
+
+const args = process.argv.slice(2)
+const files = args.some((arg) => !arg.startsWith('-')) ? [] : ['test/**/*.test.ts']
+const concurrency = env.TEST_CONCURRENCY ?? String(Math.max(2, Math.min(4, availableParallelism())))
+const child = spawn(
+  process.execPath,
+  ['--test', `--test-concurrency=${concurrency}`, '--test-timeout=120000', ...args, ...files],
+  { stdio: 'inherit', env },
+)
+child.on('exit', (code, signal) => process.exit(signal ? 1 : (code ?? 1)))

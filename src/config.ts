@@ -1,0 +1,647 @@
+/**
+ * Every setting Curio reads, typed and validated once at start. Nothing else reads process.env.
+ * The README's configuration table is generated from these definitions (`npm run cli -- config docs`).
+ */
+
+export class ConfigError extends Error {
+  readonly setting: string
+  constructor(setting: string, problem: string) {
+    super(`Invalid configuration: ${setting} ${problem}`)
+    this.name = 'ConfigError'
+    this.setting = setting
+  }
+}
+
+interface Setting<T> {
+  env: string
+  group: string
+  meaning: string
+  /** Default as shown in the README. */
+  shown: string
+  secret: boolean
+  parse(raw: string | undefined): T
+}
+
+type Env = Record<string, string | undefined>
+
+const present = (raw: string | undefined): raw is string => raw !== undefined && raw.trim() !== ''
+
+function make<T>(
+  env: string,
+  group: string,
+  meaning: string,
+  shown: string,
+  parse: (raw: string | undefined) => T,
+  secret = false,
+): Setting<T> {
+  return { env, group, meaning, shown, parse, secret }
+}
+
+function text(env: string, group: string, fallback: string, meaning: string): Setting<string> {
+  return make(env, group, meaning, fallback === '' ? '(empty)' : `\`${fallback}\``, (raw) =>
+    present(raw) ? raw.trim() : fallback,
+  )
+}
+
+function optional(env: string, group: string, meaning: string, secret = false): Setting<string | undefined> {
+  return make(env, group, meaning, 'unset', (raw) => (present(raw) ? raw.trim() : undefined), secret)
+}
+
+function integer(
+  env: string,
+  group: string,
+  fallback: number,
+  meaning: string,
+  { min = 0, max = Number.MAX_SAFE_INTEGER }: { min?: number; max?: number } = {},
+): Setting<number> {
+  return make(env, group, meaning, `\`${fallback}\``, (raw) => {
+    if (!present(raw)) return fallback
+    const value = Number(raw.trim())
+    if (!/^-?\d+$/.test(raw.trim()) || value < min || value > max) {
+      throw new ConfigError(env, `must be a whole number from ${min} to ${max} (got "${raw}")`)
+    }
+    return value
+  })
+}
+
+function flag(env: string, group: string, fallback: boolean, meaning: string): Setting<boolean> {
+  return make(env, group, meaning, `\`${fallback}\``, (raw) => {
+    if (!present(raw)) return fallback
+    const value = raw.trim().toLowerCase()
+    if (['true', '1', 'yes'].includes(value)) return true
+    if (['false', '0', 'no'].includes(value)) return false
+    throw new ConfigError(env, `must be true or false (got "${raw}")`)
+  })
+}
+
+function oneOf<const T extends string>(
+  env: string,
+  group: string,
+  values: readonly T[],
+  fallback: T,
+  meaning: string,
+): Setting<T> {
+  return make(env, group, meaning, `\`${fallback}\``, (raw) => {
+    if (!present(raw)) return fallback
+    const value = raw.trim() as T
+    if (!values.includes(value))
+      throw new ConfigError(env, `must be one of ${values.join(', ')} (got "${raw}")`)
+    return value
+  })
+}
+
+function optionalOneOf<const T extends string>(
+  env: string,
+  group: string,
+  values: readonly T[],
+  meaning: string,
+): Setting<T | undefined> {
+  return make(env, group, meaning, 'unset', (raw) => {
+    if (!present(raw)) return undefined
+    const value = raw.trim() as T
+    if (!values.includes(value))
+      throw new ConfigError(env, `must be one of ${values.join(', ')} (got "${raw}")`)
+    return value
+  })
+}
+
+function parseUrl(env: string, raw: string, protocols: readonly string[]): string {
+  let url: URL
+  try {
+    url = new URL(raw.trim())
+  } catch {
+    // Not echoed: connection URLs carry passwords.
+    throw new ConfigError(env, 'must be a URL')
+  }
+  if (!protocols.includes(url.protocol)) {
+    throw new ConfigError(env, `must be a ${protocols.join(' or ')} URL (got "${url.protocol}")`)
+  }
+  return raw.trim().replace(/\/+$/, '')
+}
+
+function url(env: string, group: string, fallback: string, meaning: string): Setting<string> {
+  return make(env, group, meaning, `\`${fallback}\``, (raw) =>
+    present(raw) ? parseUrl(env, raw, ['http:', 'https:']) : fallback,
+  )
+}
+
+function optionalUrl(
+  env: string,
+  group: string,
+  meaning: string,
+  protocols: readonly string[] = ['http:', 'https:'],
+  secret = false,
+): Setting<string | undefined> {
+  return make(
+    env,
+    group,
+    meaning,
+    'unset',
+    (raw) => (present(raw) ? parseUrl(env, raw, protocols) : undefined),
+    secret,
+  )
+}
+
+function repository(env: string, group: string, meaning: string): Setting<string | undefined> {
+  return make(env, group, meaning, 'unset', (raw) => {
+    if (!present(raw)) return undefined
+    if (!/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(raw.trim())) {
+      throw new ConfigError(env, `must be a repository as owner/name (got "${raw}")`)
+    }
+    return raw.trim()
+  })
+}
+
+function list(env: string, group: string, meaning: string): Setting<string[]> {
+  return make(env, group, meaning, '(empty)', (raw) =>
+    present(raw)
+      ? raw
+          .split(',')
+          .map((part) => part.trim())
+          .filter(Boolean)
+      : [],
+  )
+}
+
+/** `false`, `true` (trust every hop), a hop count, or comma-separated addresses / CIDRs of trusted proxies. */
+export type TrustProxy = boolean | number | string[]
+
+function trustProxy(env: string, group: string, meaning: string): Setting<TrustProxy> {
+  return make(env, group, meaning, '`false`', (raw) => {
+    if (!present(raw)) return false
+    const value = raw.trim().toLowerCase()
+    if (value === 'true') return true
+    if (value === 'false') return false
+    if (/^\d+$/.test(value)) return Number(value)
+    const addresses = value.split(',').map((part) => part.trim())
+    if (addresses.some((part) => !/^[0-9a-f.:]+(\/\d{1,3})?$/.test(part))) {
+      throw new ConfigError(
+        env,
+        `must be true, false, a hop count or a list of proxy addresses (got "${raw}")`,
+      )
+    }
+    return addresses
+  })
+}
+
+function hexKey(env: string, group: string, meaning: string): Setting<string | undefined> {
+  return make(
+    env,
+    group,
+    meaning,
+    'generated on a local instance',
+    (raw) => {
+      if (!present(raw)) return undefined
+      if (!/^[0-9a-fA-F]{64}$/.test(raw.trim())) {
+        throw new ConfigError(env, 'must be 64 hexadecimal characters (32 bytes)')
+      }
+      return raw.trim().toLowerCase()
+    },
+    true,
+  )
+}
+
+function jwtSecret(env: string, group: string, meaning: string): Setting<string | undefined> {
+  return make(
+    env,
+    group,
+    meaning,
+    'generated on a local instance',
+    (raw) => {
+      if (!present(raw)) return undefined
+      if (raw.length < 32) throw new ConfigError(env, 'must be at least 32 characters long')
+      return raw
+    },
+    true,
+  )
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+const PG_PROTOCOLS = ['postgres:', 'postgresql:'] as const
+const DAY_MS = 86_400_000
+
+const definitions = {
+  nodeEnv: text(
+    'NODE_ENV',
+    'Running',
+    'development',
+    '`production` turns on the strict rules (HTTPS-only webhook URLs, required keys, secure cookies); anything else is a local instance',
+  ),
+  host: text('HOST', 'Running', '127.0.0.1', 'address both services listen on'),
+  platformPort: integer('PLATFORM_PORT', 'Running', 3000, 'port of the platform API', { min: 0, max: 65535 }),
+  directoryPort: integer('DIRECTORY_PORT', 'Running', 3001, 'port of the directory API', {
+    min: 0,
+    max: 65535,
+  }),
+  logLevel: oneOf('LOG_LEVEL', 'Running', LOG_LEVELS, 'info', `log level: ${LOG_LEVELS.join(', ')}`),
+  bodyLimitBytes: integer(
+    'BODY_LIMIT_BYTES',
+    'Running',
+    1_048_576,
+    'largest accepted request body (413 above)',
+    {
+      min: 1024,
+    },
+  ),
+  shutdownTimeoutMs: integer(
+    'SHUTDOWN_TIMEOUT_MS',
+    'Running',
+    10_000,
+    'on SIGTERM/SIGINT, how long in-flight requests and jobs get to finish',
+  ),
+  trustProxy: trustProxy(
+    'TRUST_PROXY',
+    'Running',
+    'take the client IP from `X-Forwarded-For`: `true`, a hop count, or the proxies’ addresses/CIDRs',
+  ),
+  redisUrl: optionalUrl(
+    'REDIS_URL',
+    'Running',
+    'share rate-limit windows across instances (`redis://…`)',
+    ['redis:', 'rediss:'],
+    true,
+  ),
+
+  dataDir: text(
+    'DATA_DIR',
+    'Database',
+    './data',
+    'folder of the embedded database; `memory` keeps everything in memory',
+  ),
+  databaseUrl: optionalUrl(
+    'DATABASE_URL',
+    'Database',
+    'use this Postgres server instead of the embedded database (both services, each in its own schema)',
+    PG_PROTOCOLS,
+    true,
+  ),
+  platformDatabaseUrl: optionalUrl(
+    'PLATFORM_DATABASE_URL',
+    'Database',
+    'Postgres server of the platform (overrides `DATABASE_URL`)',
+    PG_PROTOCOLS,
+    true,
+  ),
+  directoryDatabaseUrl: optionalUrl(
+    'DIRECTORY_DATABASE_URL',
+    'Database',
+    'Postgres server of the directory (overrides `DATABASE_URL`)',
+    PG_PROTOCOLS,
+    true,
+  ),
+  databasePoolSize: integer(
+    'DATABASE_POOL_SIZE',
+    'Database',
+    10,
+    'connections per service on a Postgres server',
+    {
+      min: 1,
+      max: 500,
+    },
+  ),
+
+  jwtSecret: jwtSecret(
+    'JWT_SECRET',
+    'Platform',
+    'signs access tokens (at least 32 characters); required in production',
+  ),
+  refreshTokenTtlDays: integer(
+    'REFRESH_TOKEN_TTL_DAYS',
+    'Platform',
+    30,
+    'lifetime of a platform refresh token',
+    {
+      min: 1,
+      max: 365,
+    },
+  ),
+  apiKeyUsageFlushMs: integer(
+    'API_KEY_USAGE_FLUSH_MS',
+    'Platform',
+    5000,
+    'how often API key `lastUsedAt` times are written to the database; other instances see them that much later',
+    { min: 10 },
+  ),
+  platformEncryptionKey: hexKey(
+    'PLATFORM_ENCRYPTION_KEY',
+    'Platform',
+    '64 hex chars; encrypts webhook and plugin secrets; required in production',
+  ),
+  webhookMaxConsecutiveFailures: integer(
+    'WEBHOOK_MAX_CONSECUTIVE_FAILURES',
+    'Platform',
+    10,
+    'then a subscription becomes `failed`',
+    { min: 1 },
+  ),
+  webhookTimeoutMs: integer(
+    'WEBHOOK_TIMEOUT_MS',
+    'Platform',
+    10_000,
+    'time limit of one webhook delivery attempt',
+    {
+      min: 1,
+    },
+  ),
+  webhookRetryBaseMs: integer(
+    'WEBHOOK_RETRY_BASE_MS',
+    'Platform',
+    30_000,
+    'first retry delay of a webhook delivery',
+    {
+      min: 1,
+    },
+  ),
+  webhookRetryMaxMs: integer(
+    'WEBHOOK_RETRY_MAX_MS',
+    'Platform',
+    DAY_MS,
+    'largest retry delay of a webhook delivery',
+    {
+      min: 1,
+    },
+  ),
+  webhookAllowedHosts: list(
+    'WEBHOOK_ALLOWED_HOSTS',
+    'Platform',
+    'hosts or CIDRs exempt from the SSRF block (local receivers)',
+  ),
+  deployPollIntervalMs: integer(
+    'DEPLOY_POLL_INTERVAL_MS',
+    'Platform',
+    10_000,
+    'deployment verification poll interval',
+    {
+      min: 1,
+    },
+  ),
+  deployTimeoutMs: integer(
+    'DEPLOY_TIMEOUT_MS',
+    'Platform',
+    780_000,
+    'deployment verification absolute timeout',
+    {
+      min: 1,
+    },
+  ),
+  deployNotFoundLimit: integer('DEPLOY_NOT_FOUND_LIMIT', 'Platform', 18, 'not-found polls before `TIMEOUT`', {
+    min: 1,
+  }),
+  deployDispatchRetryDelayMs: integer(
+    'DEPLOY_DISPATCH_RETRY_DELAY_MS',
+    'Platform',
+    3000,
+    'wait before the second workflow dispatch',
+  ),
+  deployBatchConcurrency: integer(
+    'DEPLOY_BATCH_CONCURRENCY',
+    'Platform',
+    5,
+    'works deployed at once in a batch',
+    {
+      min: 1,
+    },
+  ),
+  deployBatchDelayMs: integer(
+    'DEPLOY_BATCH_DELAY_MS',
+    'Platform',
+    2000,
+    'pause between groups of a batch deploy',
+  ),
+  websiteTemplateRepository: repository(
+    'WEBSITE_TEMPLATE_REPOSITORY',
+    'Platform',
+    'template repository (`owner/name`) new website repositories are created from',
+  ),
+  githubApiUrl: url('GITHUB_API_URL', 'Platform', 'https://api.github.com', 'GitHub REST API base URL'),
+  vercelApiUrl: url('VERCEL_API_URL', 'Platform', 'https://api.vercel.com', 'Vercel REST API base URL'),
+  openaiApiUrl: url(
+    'OPENAI_API_URL',
+    'Platform',
+    'https://api.openai.com/v1',
+    'default base URL of the OpenAI-compatible AI provider',
+  ),
+  githubToken: optional('GITHUB_TOKEN', 'Platform', 'fallback secret of the `github` plugin', true),
+  vercelToken: optional('VERCEL_TOKEN', 'Platform', 'fallback secret of the `vercel` plugin', true),
+  openaiApiKey: optional('OPENAI_API_KEY', 'Platform', 'fallback secret of the `openai` plugin', true),
+  analyticsHost: url(
+    'ANALYTICS_HOST',
+    'Platform',
+    'https://us.i.posthog.com',
+    'analytics collector (PostHog capture API) for activity rows',
+  ),
+  analyticsWriteKey: optional(
+    'ANALYTICS_WRITE_KEY',
+    'Platform',
+    'analytics project key; forwarding is off without it',
+    true,
+  ),
+
+  appUrl: url(
+    'APP_URL',
+    'Directory',
+    'http://localhost:3001',
+    "the directory's public origin: redirect checks, cookies, CSRF",
+  ),
+  sessionTtlDays: integer('SESSION_TTL_DAYS', 'Directory', 30, 'lifetime of a directory session cookie', {
+    min: 1,
+    max: 365,
+  }),
+  sessionCleanupCron: text(
+    'SESSION_CLEANUP_CRON',
+    'Directory',
+    '15 * * * *',
+    'when expired and revoked directory sessions are deleted (cron, UTC)',
+  ),
+  rateLimitBypassLocalhost: flag(
+    'RATE_LIMIT_BYPASS_LOCALHOST',
+    'Directory',
+    false,
+    'let 127.0.0.1 / ::1 skip rate limits',
+  ),
+  adminEmail: optional(
+    'ADMIN_EMAIL',
+    'Directory',
+    'with `ADMIN_PASSWORD`: start-up makes sure this admin exists',
+  ),
+  adminPassword: optional(
+    'ADMIN_PASSWORD',
+    'Directory',
+    'password of `ADMIN_EMAIL` (8–128 characters)',
+    true,
+  ),
+  paymentProvider: oneOf(
+    'PAYMENT_PROVIDER',
+    'Directory',
+    ['stripe', 'lemonsqueezy', 'polar'],
+    'stripe',
+    'payment provider of sponsor-ad checkout',
+  ),
+  stripeSecretKey: optional('STRIPE_SECRET_KEY', 'Directory', 'Stripe API key', true),
+  stripeWebhookSecret: optional('STRIPE_WEBHOOK_SECRET', 'Directory', 'Stripe webhook signing secret', true),
+  lemonsqueezyApiKey: optional('LEMONSQUEEZY_API_KEY', 'Directory', 'LemonSqueezy API key', true),
+  lemonsqueezyWebhookSecret: optional(
+    'LEMONSQUEEZY_WEBHOOK_SECRET',
+    'Directory',
+    'LemonSqueezy webhook secret',
+    true,
+  ),
+  polarAccessToken: optional('POLAR_ACCESS_TOKEN', 'Directory', 'Polar access token', true),
+  polarWebhookSecret: optional('POLAR_WEBHOOK_SECRET', 'Directory', 'Polar webhook secret', true),
+  solidgateWebhookSecret: optional('SOLIDGATE_WEBHOOK_SECRET', 'Directory', 'Solidgate webhook secret', true),
+  stripeApiUrl: url('STRIPE_API_URL', 'Directory', 'https://api.stripe.com', 'Stripe API base URL'),
+  lemonsqueezyApiUrl: url(
+    'LEMONSQUEEZY_API_URL',
+    'Directory',
+    'https://api.lemonsqueezy.com',
+    'LemonSqueezy API base URL',
+  ),
+  polarApiUrl: url('POLAR_API_URL', 'Directory', 'https://api.polar.sh', 'Polar API base URL'),
+  sponsorWeeklyPrice: integer(
+    'SPONSOR_WEEKLY_PRICE',
+    'Directory',
+    10_000,
+    'weekly sponsor-ad price, minor units',
+  ),
+  sponsorMonthlyPrice: integer(
+    'SPONSOR_MONTHLY_PRICE',
+    'Directory',
+    30_000,
+    'monthly sponsor-ad price, minor units',
+  ),
+  sponsorCurrency: text('SPONSOR_CURRENCY', 'Directory', 'usd', 'currency of the sponsor-ad prices'),
+  stripeSponsorWeeklyPriceId: optional(
+    'STRIPE_SPONSOR_WEEKLY_PRICE_ID',
+    'Directory',
+    'Stripe price of a weekly ad',
+  ),
+  stripeSponsorMonthlyPriceId: optional(
+    'STRIPE_SPONSOR_MONTHLY_PRICE_ID',
+    'Directory',
+    'Stripe price of a monthly ad',
+  ),
+  lemonsqueezySponsorWeeklyVariantId: optional(
+    'LEMONSQUEEZY_SPONSOR_WEEKLY_VARIANT_ID',
+    'Directory',
+    'LemonSqueezy variant of a weekly ad',
+  ),
+  lemonsqueezySponsorMonthlyVariantId: optional(
+    'LEMONSQUEEZY_SPONSOR_MONTHLY_VARIANT_ID',
+    'Directory',
+    'LemonSqueezy variant of a monthly ad',
+  ),
+  polarSponsorWeeklyPriceId: optional(
+    'POLAR_SPONSOR_WEEKLY_PRICE_ID',
+    'Directory',
+    'Polar price of a weekly ad',
+  ),
+  polarSponsorMonthlyPriceId: optional(
+    'POLAR_SPONSOR_MONTHLY_PRICE_ID',
+    'Directory',
+    'Polar price of a monthly ad',
+  ),
+  geocodingProvider: optionalOneOf(
+    'GEOCODING_PROVIDER',
+    'Directory',
+    ['mapbox', 'google'],
+    'geocoding provider (`mapbox` or `google`)',
+  ),
+  mapboxAccessToken: optional('MAPBOX_ACCESS_TOKEN', 'Directory', 'Mapbox token', true),
+  googleMapsApiKey: optional('GOOGLE_MAPS_API_KEY', 'Directory', 'Google Maps API key', true),
+  locationEnabled: flag(
+    'LOCATION_ENABLED',
+    'Directory',
+    true,
+    'location features (geocoding, maps) on or off',
+  ),
+  mapboxApiUrl: url('MAPBOX_API_URL', 'Directory', 'https://api.mapbox.com', 'Mapbox API base URL'),
+  googleMapsApiUrl: url(
+    'GOOGLE_MAPS_API_URL',
+    'Directory',
+    'https://maps.googleapis.com',
+    'Google Maps API base URL',
+  ),
+  twentyApiUrl: url('TWENTY_API_URL', 'Directory', 'https://api.twenty.com', 'Twenty CRM API base URL'),
+  dataRepository: repository(
+    'DATA_REPOSITORY',
+    'Directory',
+    "the directory's Git data repository (`owner/name`)",
+  ),
+  gitToken: optional('GIT_TOKEN', 'Directory', 'token for the data repository', true),
+} satisfies Record<string, Setting<unknown>>
+
+type Definitions = typeof definitions
+type Parsed = { readonly [K in keyof Definitions]: ReturnType<Definitions[K]['parse']> }
+
+export type Config = Parsed & {
+  readonly isProduction: boolean
+  /** Postgres URL of the service, or undefined for the embedded database. */
+  readonly platformDbUrl: string | undefined
+  readonly directoryDbUrl: string | undefined
+}
+
+/** Reads and validates every setting; throws ConfigError naming the first wrong one. */
+export function loadConfig(env: Env = process.env): Config {
+  const parsed: Record<string, unknown> = {}
+  for (const [key, setting] of Object.entries(definitions)) parsed[key] = setting.parse(env[setting.env])
+  const values = parsed as Parsed
+  const isProduction = values.nodeEnv === 'production'
+
+  if (isProduction) {
+    if (!values.jwtSecret) throw new ConfigError('JWT_SECRET', 'is required when NODE_ENV=production')
+    if (!values.platformEncryptionKey) {
+      throw new ConfigError('PLATFORM_ENCRYPTION_KEY', 'is required when NODE_ENV=production')
+    }
+  }
+  if (values.adminEmail && !values.adminPassword) {
+    throw new ConfigError('ADMIN_PASSWORD', 'is required when ADMIN_EMAIL is set')
+  }
+  if (values.adminPassword && !values.adminEmail) {
+    throw new ConfigError('ADMIN_EMAIL', 'is required when ADMIN_PASSWORD is set')
+  }
+  if (values.adminPassword && (values.adminPassword.length < 8 || values.adminPassword.length > 128)) {
+    throw new ConfigError('ADMIN_PASSWORD', 'must be 8 to 128 characters long')
+  }
+  if (values.adminEmail && !/^[^\s@]+@[^\s@]+$/.test(values.adminEmail)) {
+    throw new ConfigError('ADMIN_EMAIL', `must be an email address (got "${values.adminEmail}")`)
+  }
+  if (values.webhookRetryMaxMs < values.webhookRetryBaseMs) {
+    throw new ConfigError('WEBHOOK_RETRY_MAX_MS', 'must not be smaller than WEBHOOK_RETRY_BASE_MS')
+  }
+  if (values.sessionCleanupCron.split(/\s+/).length !== 5) {
+    throw new ConfigError(
+      'SESSION_CLEANUP_CRON',
+      `must be a 5-field cron expression (got "${values.sessionCleanupCron}")`,
+    )
+  }
+  const appUrl = new URL(values.appUrl)
+  if (appUrl.pathname !== '/' || appUrl.search || appUrl.hash) {
+    throw new ConfigError('APP_URL', `must be an origin without a path (got "${values.appUrl}")`)
+  }
+
+  return Object.freeze({
+    ...values,
+    isProduction,
+    platformDbUrl: values.platformDatabaseUrl ?? values.databaseUrl,
+    directoryDbUrl: values.directoryDatabaseUrl ?? values.databaseUrl,
+  })
+}
+
+/** The README's configuration table, generated from the definitions above. */
+export function configurationTable(): string {
+  const rows = ['| Setting | Default | Meaning |', '|---|---|---|']
+  let group = ''
+  for (const setting of Object.values(definitions) as Setting<unknown>[]) {
+    if (setting.group !== group) {
+      group = setting.group
+      rows.push(`| **${group}** | | |`)
+    }
+    rows.push(`| \`${setting.env}\` | ${setting.shown} | ${setting.meaning.replaceAll('|', '\\|')} |`)
+  }
+  return rows.join('\n')
+}
+
+/** Names of the settings that hold secrets: never logged. */
+export const SECRET_SETTINGS: readonly string[] = (Object.values(definitions) as Setting<unknown>[])
+  .filter((setting) => setting.secret)
+  .map((setting) => setting.env)

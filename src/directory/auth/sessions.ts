@@ -1,0 +1,95 @@
+import { and, eq, gt, lte } from 'drizzle-orm'
+import type { Db, DbOrTx } from '../../db/index.ts'
+import type { Clock } from '../../lib/clock.ts'
+import { randomToken, sha256Hex } from '../../lib/crypto.ts'
+import { roles } from '../roles/tables.ts'
+import { users } from '../users/tables.ts'
+import { sessions } from './tables.ts'
+
+export const SESSION_COOKIE = 'curio_session'
+const DAY_MS = 86_400_000
+
+/** The signed-in user behind a session cookie. */
+export interface Viewer {
+  sessionId: string
+  user: {
+    id: string
+    email: string
+    name: string | null
+    avatar: string | null
+    provider: string
+  }
+  /** An admin holds an active role marked isAdmin. */
+  isAdmin: boolean
+}
+
+export interface SessionMeta {
+  ipAddress: string | undefined
+  userAgent: string | undefined
+}
+
+export function createSessionService({ db, clock, ttlDays }: { db: Db; clock: Clock; ttlDays: number }) {
+  return {
+    ttlSeconds: ttlDays * 86_400,
+
+    /** Opens a session for the user; only the hash of the returned token is stored. */
+    async create(
+      executor: DbOrTx,
+      userId: string,
+      meta: SessionMeta,
+    ): Promise<{ token: string; expiresAt: Date }> {
+      const token = randomToken(32)
+      const now = clock.now()
+      const expiresAt = new Date(now.getTime() + ttlDays * DAY_MS)
+      await executor.insert(sessions).values({
+        userId,
+        tokenHash: sha256Hex(token),
+        ipAddress: meta.ipAddress?.slice(0, 64),
+        userAgent: meta.userAgent?.slice(0, 512),
+        expiresAt,
+        createdAt: now,
+      })
+      return { token, expiresAt }
+    },
+
+    /** The viewer of a live session of an active user, or null. */
+    async resolve(token: string): Promise<Viewer | null> {
+      const [row] = await db
+        .select({
+          sessionId: sessions.id,
+          id: users.id,
+          email: users.email,
+          name: users.name,
+          avatar: users.avatar,
+          provider: users.provider,
+          status: users.status,
+          roleStatus: roles.status,
+          roleIsAdmin: roles.isAdmin,
+        })
+        .from(sessions)
+        .innerJoin(users, eq(users.id, sessions.userId))
+        .leftJoin(roles, eq(roles.id, users.roleId))
+        .where(and(eq(sessions.tokenHash, sha256Hex(token)), gt(sessions.expiresAt, clock.now())))
+      if (row?.status !== 'active') return null
+      return {
+        sessionId: row.sessionId,
+        user: { id: row.id, email: row.email, name: row.name, avatar: row.avatar, provider: row.provider },
+        isAdmin: row.roleStatus === 'active' && row.roleIsAdmin === true,
+      }
+    },
+
+    async revoke(token: string): Promise<void> {
+      await db.delete(sessions).where(eq(sessions.tokenHash, sha256Hex(token)))
+    },
+
+    async deleteExpired(): Promise<number> {
+      const deleted = await db
+        .delete(sessions)
+        .where(lte(sessions.expiresAt, clock.now()))
+        .returning({ id: sessions.id })
+      return deleted.length
+    },
+  }
+}
+
+export type SessionService = ReturnType<typeof createSessionService>

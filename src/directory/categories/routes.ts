@@ -1,0 +1,186 @@
+import type { FastifyRequest } from 'fastify'
+import type { App } from '../../http/app.ts'
+import { badRequest } from '../../lib/errors.ts'
+import type { DirectoryGuards } from '../auth/guard.ts'
+import { errors } from '../http/schemas.ts'
+import {
+  AllCategoriesAnswer,
+  AllCategoriesQuery,
+  CategoryAnswer,
+  CategoryCreatedAnswer,
+  CategoryIdParams,
+  CategoryListAnswer,
+  CategoryListQuery,
+  CategoryMessageAnswer,
+  CategoryUpdatedAnswer,
+  CreateCategoryBody,
+  DeleteCategoryQuery,
+  ReorderCategoriesBody,
+  UpdateCategoryBody,
+} from './schemas.ts'
+import type { CategoryService } from './service.ts'
+
+const tags = ['categories']
+const security = [{ sessionCookie: [] }]
+const BASE = '/api/admin/categories'
+
+export interface CategoryRouteDeps {
+  categories: CategoryService
+  guards: Pick<DirectoryGuards, 'requireAdminOr401'>
+}
+
+/** The validator would coerce a lone string into an array; SPEC.md wants 400 for anything but an array. */
+async function requireCategoryIdsArray(req: FastifyRequest) {
+  const body = req.body as { categoryIds?: unknown } | null | undefined
+  if (!Array.isArray(body?.categoryIds)) {
+    const message = 'must be a non-empty array of category ids'
+    throw badRequest(`categoryIds ${message}`, [{ field: 'body.categoryIds', message }], 'VALIDATION_ERROR')
+  }
+}
+
+export function categoryRoutes(app: App, { categories, guards }: CategoryRouteDeps) {
+  // SPEC.md: categories answer 401 for a non-admin too.
+  const preHandler = guards.requireAdminOr401
+
+  app.get(
+    BASE,
+    {
+      preHandler,
+      schema: {
+        tags,
+        security,
+        summary: 'List categories',
+        description:
+          'A page of categories, active only unless `includeInactive=true`. Sorted by the reorder order ' +
+          '(then name) unless `sortBy` says otherwise. `page` below 1 or `limit` outside 1 to 100 is 400.',
+        querystring: CategoryListQuery,
+        response: { 200: CategoryListAnswer, ...errors(400, 401) },
+      },
+    },
+    async (req) => ({ success: true as const, ...(await categories.list(req.query)) }),
+  )
+
+  app.post(
+    BASE,
+    {
+      preHandler,
+      schema: {
+        tags,
+        security,
+        summary: 'Create a category',
+        description:
+          'Creates an active category at the end of the order. The id is a slug generated from the name ' +
+          'when omitted. 409 when the name exists whatever its case, or when the id exists.',
+        body: CreateCategoryBody,
+        response: { 201: CategoryCreatedAnswer, ...errors(400, 401, 403, 409) },
+      },
+    },
+    async (req, reply) =>
+      reply.code(201).send({
+        success: true as const,
+        category: await categories.create(req.body),
+        message: 'Category created',
+      }),
+  )
+
+  app.get(
+    `${BASE}/all`,
+    {
+      preHandler,
+      schema: {
+        tags,
+        security,
+        summary: 'All active categories',
+        description:
+          'Every active category in order, from the content cache; any category write on any instance ' +
+          'invalidates it.',
+        querystring: AllCategoriesQuery,
+        response: { 200: AllCategoriesAnswer, ...errors(400, 401) },
+      },
+    },
+    async (req) => ({ success: true as const, data: await categories.all(req.query.locale) }),
+  )
+
+  app.put(
+    `${BASE}/reorder`,
+    {
+      // The guard first, so a caller without a session learns nothing about the body.
+      preValidation: [preHandler, requireCategoryIdsArray],
+      schema: {
+        tags,
+        security,
+        summary: 'Reorder categories',
+        description:
+          'Array position becomes each category’s order, in one transaction; categories not listed follow in ' +
+          'their previous order. 400 when `categoryIds` is not a non-empty array or names unknown ids (listed).',
+        body: ReorderCategoriesBody,
+        response: { 200: CategoryMessageAnswer, ...errors(400, 401, 403) },
+      },
+    },
+    async (req) => {
+      await categories.reorder(req.body.categoryIds)
+      return { success: true as const, message: 'Categories reordered' }
+    },
+  )
+
+  app.get(
+    `${BASE}/:id`,
+    {
+      preHandler,
+      schema: {
+        tags,
+        security,
+        summary: 'Read a category',
+        description: 'One category, active or not; 404 when unknown.',
+        params: CategoryIdParams,
+        response: { 200: CategoryAnswer, ...errors(400, 401, 404) },
+      },
+    },
+    async (req) => ({ success: true as const, data: await categories.get(req.params.id) }),
+  )
+
+  app.put(
+    `${BASE}/:id`,
+    {
+      preHandler,
+      schema: {
+        tags,
+        security,
+        summary: 'Rename a category',
+        description: '409 when another category has the name, whatever its case; 404 when unknown.',
+        params: CategoryIdParams,
+        body: UpdateCategoryBody,
+        response: { 200: CategoryUpdatedAnswer, ...errors(400, 401, 403, 404, 409) },
+      },
+    },
+    async (req) => ({
+      success: true as const,
+      data: await categories.update(req.params.id, req.body),
+      message: 'Category updated',
+    }),
+  )
+
+  app.delete(
+    `${BASE}/:id`,
+    {
+      preHandler,
+      schema: {
+        tags,
+        security,
+        summary: 'Delete a category',
+        description: 'Deactivates the category; `hard=true` deletes it permanently. 404 when unknown.',
+        params: CategoryIdParams,
+        querystring: DeleteCategoryQuery,
+        response: { 200: CategoryMessageAnswer, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (req) => {
+      const hard = req.query.hard === 'true'
+      await categories.remove(req.params.id, hard)
+      return {
+        success: true as const,
+        message: hard ? 'Category deleted permanently' : 'Category deactivated',
+      }
+    },
+  )
+}

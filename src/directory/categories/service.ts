@@ -1,0 +1,228 @@
+import { and, asc, count, desc, eq, inArray, ne, type SQL, sql } from 'drizzle-orm'
+import { type Db, type DbOrTx, uniqueViolation } from '../../db/index.ts'
+import { notify } from '../../db/notifications.ts'
+import type { Clock } from '../../lib/clock.ts'
+import { badRequest, conflict, notFound } from '../../lib/errors.ts'
+import { offsetOf } from '../../lib/pagination.ts'
+import { slugify } from '../../lib/slug.ts'
+import { CATEGORIES_CONTENT, CONTENT_CHANGED_CHANNEL, type ContentCache } from './cache.ts'
+import {
+  CATEGORY_ID_MAX_LENGTH,
+  CATEGORY_NAME_MAX_LENGTH,
+  CATEGORY_NAME_MIN_LENGTH,
+  type Category,
+  type CategoryListQuery,
+  type CreateCategoryBody,
+} from './schemas.ts'
+import { categories } from './tables.ts'
+
+export interface CategoryServiceDeps {
+  db: Db
+  clock: Clock
+  cache: ContentCache<Category[]>
+}
+
+const NAME_INDEX = 'categories_name_lower_unique'
+
+const nameTaken = () => conflict('A category with this name already exists', 'CATEGORY_NAME_EXISTS')
+const idTaken = (id: string) =>
+  conflict(`A category with the id "${id}" already exists; give another id`, 'CATEGORY_ID_EXISTS')
+const categoryNotFound = () => notFound('Category not found', 'CATEGORY_NOT_FOUND')
+
+const columns = {
+  id: categories.id,
+  name: categories.name,
+  isActive: categories.isActive,
+  itemCount: categories.itemCount,
+  createdAt: categories.createdAt,
+  updatedAt: categories.updatedAt,
+}
+
+function checkedName(raw: string): string {
+  const name = raw.trim()
+  if (name.length < CATEGORY_NAME_MIN_LENGTH || name.length > CATEGORY_NAME_MAX_LENGTH) {
+    const message = `must be ${CATEGORY_NAME_MIN_LENGTH} to ${CATEGORY_NAME_MAX_LENGTH} characters`
+    throw badRequest(`name ${message}`, [{ field: 'body.name', message }], 'VALIDATION_ERROR')
+  }
+  return name
+}
+
+const sameName = (name: string) => sql`lower(${categories.name}) = lower(${name})`
+
+/** The order every listing uses unless asked otherwise: reorder's position, then name. */
+const listingOrder = [asc(categories.sortOrder), asc(categories.name), asc(categories.id)]
+
+export function createCategoryService({ db, clock, cache }: CategoryServiceDeps) {
+  /** Runs a write and tells every instance, this one at once, that categories changed. */
+  async function write<T>(work: (tx: DbOrTx) => Promise<T>): Promise<T> {
+    const result = await db.transaction(async (tx) => {
+      const value = await work(tx)
+      await notify(tx, CONTENT_CHANGED_CHANNEL, CATEGORIES_CONTENT)
+      return value
+    })
+    // The notification reaches this instance a moment later; its own next read must already be fresh.
+    cache.clear()
+    return result
+  }
+
+  function conflictOf(error: unknown, id: string): unknown {
+    const violation = uniqueViolation(error)
+    if (!violation) return error
+    return violation.constraint === NAME_INDEX ? nameTaken() : idTaken(id)
+  }
+
+  async function find(id: string): Promise<Category | undefined> {
+    const [row] = await db.select(columns).from(categories).where(eq(categories.id, id))
+    return row
+  }
+
+  return {
+    async list(query: CategoryListQuery) {
+      const where = query.includeInactive === 'true' ? undefined : eq(categories.isActive, true)
+      const direction = query.sortOrder === 'desc' ? desc : asc
+      const orderBy: SQL[] =
+        query.sortBy === 'name'
+          ? [direction(categories.name), direction(categories.id)]
+          : query.sortBy === 'id'
+            ? [direction(categories.id)]
+            : [direction(categories.sortOrder), direction(categories.name), direction(categories.id)]
+      const [rows, [totals]] = await Promise.all([
+        db
+          .select(columns)
+          .from(categories)
+          .where(where)
+          .orderBy(...orderBy)
+          .limit(query.limit)
+          .offset(offsetOf(query)),
+        db.select({ total: count() }).from(categories).where(where),
+      ])
+      const total = totals?.total ?? 0
+      return {
+        categories: rows,
+        total,
+        page: query.page,
+        limit: query.limit,
+        totalPages: Math.ceil(total / query.limit),
+      }
+    },
+
+    /** The active categories in order, from the content cache. */
+    async all(locale: string): Promise<Category[]> {
+      // Categories carry no translations yet: every locale reads the same rows, cached apart.
+      return cache.get(locale, () =>
+        db
+          .select(columns)
+          .from(categories)
+          .where(eq(categories.isActive, true))
+          .orderBy(...listingOrder),
+      )
+    },
+
+    async get(id: string): Promise<Category> {
+      const category = await find(id)
+      if (!category) throw categoryNotFound()
+      return category
+    },
+
+    async create(body: CreateCategoryBody): Promise<Category> {
+      const name = checkedName(body.name)
+      const id = body.id ?? slugify(name, CATEGORY_ID_MAX_LENGTH)
+      if (!id) {
+        const message = 'is required: the name has no letters or digits to make one from'
+        throw badRequest(`id ${message}`, [{ field: 'body.id', message }], 'VALIDATION_ERROR')
+      }
+      try {
+        return await write(async (tx) => {
+          const [byName] = await tx.select({ id: categories.id }).from(categories).where(sameName(name))
+          if (byName) throw nameTaken()
+          const [byId] = await tx.select({ id: categories.id }).from(categories).where(eq(categories.id, id))
+          if (byId) throw idTaken(id)
+          const now = clock.now()
+          const [created] = await tx
+            .insert(categories)
+            .values({
+              id,
+              name,
+              // New categories go to the end of the order.
+              sortOrder: sql`(select coalesce(max(${categories.sortOrder}), -1) + 1 from ${categories})`,
+              createdAt: now,
+              updatedAt: now,
+            })
+            .returning(columns)
+          if (!created) throw new Error('category insert returned no row')
+          return created
+        })
+      } catch (error) {
+        throw conflictOf(error, id)
+      }
+    },
+
+    async update(id: string, body: { name: string }): Promise<Category> {
+      const name = checkedName(body.name)
+      try {
+        return await write(async (tx) => {
+          const [taken] = await tx
+            .select({ id: categories.id })
+            .from(categories)
+            .where(and(sameName(name), ne(categories.id, id)))
+          if (taken) throw nameTaken()
+          const [updated] = await tx
+            .update(categories)
+            .set({ name, updatedAt: clock.now() })
+            .where(eq(categories.id, id))
+            .returning(columns)
+          if (!updated) throw categoryNotFound()
+          return updated
+        })
+      } catch (error) {
+        throw conflictOf(error, id)
+      }
+    },
+
+    /** `hard` deletes the row; otherwise the category is deactivated (SPEC.md: soft delete). */
+    async remove(id: string, hard: boolean): Promise<void> {
+      await write(async (tx) => {
+        const [row] = hard
+          ? await tx.delete(categories).where(eq(categories.id, id)).returning({ id: categories.id })
+          : await tx
+              .update(categories)
+              .set({ isActive: false, updatedAt: clock.now() })
+              .where(eq(categories.id, id))
+              .returning({ id: categories.id })
+        if (!row) throw categoryNotFound()
+      })
+    },
+
+    /** Listed ids take their array position; the others follow in their previous order. */
+    async reorder(categoryIds: string[]): Promise<void> {
+      await write(async (tx) => {
+        const current = await tx
+          .select({ id: categories.id })
+          .from(categories)
+          .orderBy(...listingOrder)
+          .for('update')
+        const known = new Set(current.map((row) => row.id))
+        const unknown = categoryIds.filter((id) => !known.has(id))
+        if (unknown.length > 0) {
+          throw badRequest(
+            `Unknown category ids: ${unknown.join(', ')}`,
+            unknown.map((id) => ({ field: 'body.categoryIds', message: `no category has the id "${id}"` })),
+            'UNKNOWN_CATEGORY_IDS',
+          )
+        }
+        const listed = new Set(categoryIds)
+        const order = [...categoryIds, ...current.map((row) => row.id).filter((id) => !listed.has(id))]
+        const positions = sql.join(
+          order.map((id, position) => sql`when ${id} then ${position}::integer`),
+          sql` `,
+        )
+        await tx
+          .update(categories)
+          .set({ sortOrder: sql`case ${categories.id} ${positions} end` })
+          .where(inArray(categories.id, order))
+      })
+    },
+  }
+}
+
+export type CategoryService = ReturnType<typeof createCategoryService>

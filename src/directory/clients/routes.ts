@@ -1,0 +1,227 @@
+import type { App } from '../../http/app.ts'
+import type { DirectoryGuards } from '../auth/guard.ts'
+import { errors } from '../http/schemas.ts'
+import {
+  AdvancedSearchAnswer,
+  AdvancedSearchQuery,
+  BulkAnswer,
+  BulkDeleteBody,
+  BulkUpdateBody,
+  ClientAnswer,
+  ClientCreatedAnswer,
+  ClientIdParams,
+  ClientListAnswer,
+  ClientListQuery,
+  ClientStatsAnswer,
+  CreateClientBody,
+  DashboardAnswer,
+  DashboardQuery,
+  DeletedAnswer,
+  UpdateClientBody,
+} from './schemas.ts'
+import type { ClientService } from './service.ts'
+
+const tags = ['clients']
+const security = [{ sessionCookie: [] }]
+const BASE = '/api/admin/clients'
+
+export interface AdminClientRouteDeps {
+  clients: ClientService
+  guards: Pick<DirectoryGuards, 'requireAdmin'>
+}
+
+/** SPEC.md "Directory: admin clients": every route needs an admin session (401 without, 403 for non-admins). */
+export function adminClientRoutes(app: App, { clients, guards }: AdminClientRouteDeps) {
+  const preHandler = guards.requireAdmin
+
+  app.get(
+    BASE,
+    {
+      preHandler,
+      schema: {
+        tags,
+        security,
+        summary: 'List clients',
+        description:
+          'Pages through client profiles, newest first, filtered by a case-insensitive substring of the display ' +
+          'name or email and by status, plan, account type and provider.',
+        querystring: ClientListQuery,
+        response: { 200: ClientListAnswer, ...errors(400, 401, 403) },
+      },
+    },
+    async (req) => {
+      const { clients: list, meta } = await clients.list(req.query)
+      return { success: true as const, data: { clients: list }, meta }
+    },
+  )
+
+  app.post(
+    BASE,
+    {
+      preHandler,
+      schema: {
+        tags,
+        security,
+        summary: 'Create a client',
+        description:
+          'Creates a client profile; `displayName` defaults to the part of the email before @. An existing ' +
+          'account without a profile gets one; an email without an account gets a new user with a random ' +
+          'temporary password that is never returned. 409 when the email already has a client profile or the ' +
+          'username is taken.',
+        body: CreateClientBody,
+        response: { 200: ClientCreatedAnswer, ...errors(400, 401, 403, 409) },
+      },
+    },
+    async (req) => ({
+      success: true as const,
+      data: await clients.create(req.body),
+      message: 'Client created',
+    }),
+  )
+
+  app.get(
+    `${BASE}/stats`,
+    {
+      preHandler,
+      schema: {
+        tags,
+        security,
+        summary: 'Client statistics',
+        description:
+          'Counts by status, plan, account type and provider; new clients today, this week (from Monday) and ' +
+          'this month (UTC) with the change against last month; submissions and activity; the five most ' +
+          'frequent countries, companies and industries.',
+        response: { 200: ClientStatsAnswer, ...errors(401, 403) },
+      },
+    },
+    async () => ({ success: true as const, data: await clients.stats() }),
+  )
+
+  app.get(
+    `${BASE}/dashboard`,
+    {
+      preHandler,
+      schema: {
+        tags,
+        security,
+        summary: 'Client dashboard',
+        description:
+          'The client list (list filters plus `createdAfter` / `createdBefore`, ISO date-time or `YYYY-MM-DD`), ' +
+          'the statistics of all clients and the list metadata in one call.',
+        querystring: DashboardQuery,
+        response: { 200: DashboardAnswer, ...errors(400, 401, 403) },
+      },
+    },
+    async (req) => ({ success: true as const, data: await clients.dashboard(req.query) }),
+  )
+
+  app.get(
+    `${BASE}/advanced-search`,
+    {
+      preHandler,
+      schema: {
+        tags,
+        security,
+        summary: 'Search clients',
+        description:
+          'The list filters plus date range, email domain, company, location and industry substrings, ' +
+          'submission bounds and presence flags, sorted by `sortBy` / `sortOrder` (default newest first). ' +
+          '`searchMetadata` echoes the filters used and the time the search took in milliseconds.',
+        querystring: AdvancedSearchQuery,
+        response: { 200: AdvancedSearchAnswer, ...errors(400, 401, 403) },
+      },
+    },
+    async (req) => ({ success: true as const, data: await clients.advancedSearch(req.query) }),
+  )
+
+  app.put(
+    `${BASE}/bulk`,
+    {
+      preHandler,
+      schema: {
+        tags,
+        security,
+        summary: 'Update clients in bulk',
+        description:
+          'Applies each `{id, ...fields}` of `clients` (1 to 100) on its own; a failure is reported at its index ' +
+          'in `errors` and never stops the others.',
+        body: BulkUpdateBody,
+        response: { 200: BulkAnswer, ...errors(400, 401, 403) },
+      },
+    },
+    async (req) => clients.bulkUpdate(req.body),
+  )
+
+  app.delete(
+    `${BASE}/bulk`,
+    {
+      preHandler,
+      schema: {
+        tags,
+        security,
+        summary: 'Delete clients in bulk',
+        description:
+          'Permanently deletes each `{id}` of `clients` (1 to 100); an unknown id is reported at its index in ' +
+          '`errors` and never stops the others.',
+        body: BulkDeleteBody,
+        response: { 200: BulkAnswer, ...errors(400, 401, 403) },
+      },
+    },
+    async (req) => clients.bulkDelete(req.body),
+  )
+
+  app.get(
+    `${BASE}/:clientId`,
+    {
+      preHandler,
+      schema: {
+        tags,
+        security,
+        summary: 'Read a client',
+        description: 'The complete client profile; 404 for an unknown id.',
+        params: ClientIdParams,
+        response: { 200: ClientAnswer, ...errors(401, 403, 404) },
+      },
+    },
+    async (req) => ({ success: true as const, data: await clients.get(req.params.clientId) }),
+  )
+
+  app.put(
+    `${BASE}/:clientId`,
+    {
+      preHandler,
+      schema: {
+        tags,
+        security,
+        summary: 'Update a client',
+        description:
+          'Changes the given fields only and answers the updated profile. 404 for an unknown id; 409 when the ' +
+          'username is taken.',
+        params: ClientIdParams,
+        body: UpdateClientBody,
+        response: { 200: ClientAnswer, ...errors(400, 401, 403, 404, 409) },
+      },
+    },
+    async (req) => ({ success: true as const, data: await clients.update(req.params.clientId, req.body) }),
+  )
+
+  app.delete(
+    `${BASE}/:clientId`,
+    {
+      preHandler,
+      schema: {
+        tags,
+        security,
+        summary: 'Delete a client',
+        description:
+          'Permanently deletes the client profile; the sign-in account stays. 404 for an unknown id.',
+        params: ClientIdParams,
+        response: { 200: DeletedAnswer, ...errors(401, 403, 404) },
+      },
+    },
+    async (req) => {
+      await clients.remove(req.params.clientId)
+      return { success: true as const, message: 'Client deleted' }
+    },
+  )
+}

@@ -1,0 +1,193 @@
+import type { App } from '../../http/app.ts'
+import type { DirectoryGuards } from '../auth/guard.ts'
+import { errors } from '../http/schemas.ts'
+import {
+  ActiveRoles,
+  CreateRoleBody,
+  DeleteRoleQuery,
+  PermissionsBody,
+  RoleAnswer,
+  RoleChanged,
+  RoleDeleted,
+  RoleList,
+  RoleListQuery,
+  RoleParams,
+  RolePermissions,
+  RoleStats,
+  UpdateRoleBody,
+} from './schemas.ts'
+import type { RoleService } from './service.ts'
+
+const tags = ['roles']
+const security = [{ sessionCookie: [] }]
+const ADMIN_ONLY = 'Requires an admin session: 401 without a session, 403 for a non-admin.'
+
+export function roleRoutes(app: App, { roles, guards }: { roles: RoleService; guards: DirectoryGuards }) {
+  const preHandler = guards.requireAdmin
+
+  app.get(
+    '/api/admin/roles',
+    {
+      preHandler,
+      schema: {
+        tags,
+        security,
+        summary: 'List roles',
+        description: `Roles of every status unless \`status\` is given, sorted by name by default. ${ADMIN_ONLY}`,
+        querystring: RoleListQuery,
+        response: { 200: RoleList, ...errors(400, 401, 403) },
+      },
+    },
+    async (req) => ({ success: true as const, ...(await roles.list(req.query)) }),
+  )
+
+  app.post(
+    '/api/admin/roles',
+    {
+      preHandler,
+      schema: {
+        tags,
+        security,
+        summary: 'Create a role',
+        description:
+          'The id is the slug of the name (diacritics stripped, at most 64 characters). A name or id already ' +
+          `taken, whatever its case and inactive roles included, answers 409. ${ADMIN_ONLY}`,
+        body: CreateRoleBody,
+        response: { 201: RoleChanged, ...errors(400, 401, 403, 409, 413, 415) },
+      },
+    },
+    async (req, reply) =>
+      reply
+        .code(201)
+        .send({ success: true as const, data: await roles.create(req.body), message: 'Role created' }),
+  )
+
+  app.get(
+    '/api/admin/roles/active',
+    {
+      schema: {
+        tags,
+        summary: 'List active roles',
+        description: 'The active roles, by name. Public: no session needed.',
+        response: { 200: ActiveRoles },
+      },
+    },
+    async () => ({ roles: await roles.listActive() }),
+  )
+
+  app.get(
+    '/api/admin/roles/stats',
+    {
+      preHandler,
+      schema: {
+        tags,
+        security,
+        summary: 'Role statistics',
+        description: `Counts by status and the mean number of permissions per role. ${ADMIN_ONLY}`,
+        response: { 200: RoleStats, ...errors(401, 403) },
+      },
+    },
+    async () => ({ success: true as const, data: await roles.stats() }),
+  )
+
+  app.get(
+    '/api/admin/roles/:id',
+    {
+      preHandler,
+      schema: {
+        tags,
+        security,
+        summary: 'Read a role',
+        description: `The role with its permissions, status and timestamps; 404 when unknown. ${ADMIN_ONLY}`,
+        params: RoleParams,
+        response: { 200: RoleAnswer, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (req) => ({ success: true as const, data: await roles.get(req.params.id) }),
+  )
+
+  app.put(
+    '/api/admin/roles/:id',
+    {
+      preHandler,
+      schema: {
+        tags,
+        security,
+        summary: 'Update a role',
+        description:
+          'Changes the given fields of name, description, status and isAdmin; the id stays. A name taken by ' +
+          'another role answers 409. The seeded `admin` role cannot be deactivated or lose `isAdmin` (400). ' +
+          ADMIN_ONLY,
+        params: RoleParams,
+        body: UpdateRoleBody,
+        response: { 200: RoleChanged, ...errors(400, 401, 403, 404, 409, 413, 415) },
+      },
+    },
+    async (req) => ({
+      success: true as const,
+      data: await roles.update(req.params.id, req.body),
+      message: 'Role updated',
+    }),
+  )
+
+  app.delete(
+    '/api/admin/roles/:id',
+    {
+      preHandler,
+      schema: {
+        tags,
+        security,
+        summary: 'Delete a role',
+        description:
+          'With `hard=true` the role is deleted for good and its users lose it; otherwise it is marked ' +
+          `inactive. The seeded \`admin\` role cannot be deleted (400). ${ADMIN_ONLY}`,
+        params: RoleParams,
+        querystring: DeleteRoleQuery,
+        response: { 200: RoleDeleted, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (req) => {
+      const { hard } = await roles.remove(req.params.id, req.query.hard)
+      return { success: true as const, message: hard ? 'Role deleted' : 'Role deactivated' }
+    },
+  )
+
+  app.get(
+    '/api/admin/roles/:id/permissions',
+    {
+      preHandler,
+      schema: {
+        tags,
+        security,
+        summary: 'Read a role’s permissions',
+        description: `The role’s permissions with its id, name and description. ${ADMIN_ONLY}`,
+        params: RoleParams,
+        response: { 200: RolePermissions, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (req) => ({ success: true as const, data: await roles.permissions(req.params.id) }),
+  )
+
+  app.put(
+    '/api/admin/roles/:id/permissions',
+    {
+      preHandler,
+      schema: {
+        tags,
+        security,
+        summary: 'Replace a role’s permissions',
+        description:
+          'Replaces the whole array, duplicates removed. Each entry must be an `area.action` of the catalogue; ' +
+          `otherwise 400 lists the invalid ones. ${ADMIN_ONLY}`,
+        params: RoleParams,
+        body: PermissionsBody,
+        response: { 200: RoleChanged, ...errors(400, 401, 403, 404, 413, 415) },
+      },
+    },
+    async (req) => ({
+      success: true as const,
+      data: await roles.replacePermissions(req.params.id, req.body.permissions),
+      message: 'Permissions updated',
+    }),
+  )
+}

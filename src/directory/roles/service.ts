@@ -1,0 +1,236 @@
+import { asc, count, desc, eq, sql } from 'drizzle-orm'
+import { type Db, uniqueViolation } from '../../db/index.ts'
+import type { Clock } from '../../lib/clock.ts'
+import { badRequest, conflict, notFound } from '../../lib/errors.ts'
+import { offsetOf, type Page } from '../../lib/pagination.ts'
+import { slugify } from '../../lib/slug.ts'
+import { invalidPermissions } from './permissions.ts'
+import {
+  ROLE_ID_MAX_LENGTH,
+  ROLE_NAME_MAX_LENGTH,
+  ROLE_NAME_MIN_LENGTH,
+  type ROLE_SORT_FIELDS,
+} from './schemas.ts'
+import { ADMIN_ROLE_ID, type RoleStatus, roles } from './tables.ts'
+
+export interface RoleView {
+  id: string
+  name: string
+  description: string
+  status: RoleStatus
+  isAdmin: boolean
+  permissions: string[]
+  created_at: Date
+  updated_at: Date
+}
+
+export interface RoleListQuery extends Page {
+  status?: RoleStatus
+  sortBy: (typeof ROLE_SORT_FIELDS)[number]
+  sortOrder: 'asc' | 'desc'
+}
+
+export interface CreateRoleInput {
+  name: string
+  description: string
+  status?: RoleStatus
+  isAdmin?: boolean
+}
+
+export type UpdateRoleInput = Partial<CreateRoleInput>
+
+export interface RoleServiceDeps {
+  db: Db
+  clock: Clock
+}
+
+type RoleRow = typeof roles.$inferSelect
+
+const viewOf = (row: RoleRow): RoleView => ({
+  id: row.id,
+  name: row.name,
+  description: row.description,
+  status: row.status,
+  isAdmin: row.isAdmin,
+  permissions: row.permissions,
+  created_at: row.createdAt,
+  updated_at: row.updatedAt,
+})
+
+const SORT_COLUMNS = { name: roles.name, id: roles.id, created_at: roles.createdAt } as const
+
+/** The trimmed name, 400 when trimming leaves it out of its limits. */
+function checkedName(name: string): string {
+  const trimmed = name.trim()
+  if (trimmed.length < ROLE_NAME_MIN_LENGTH || trimmed.length > ROLE_NAME_MAX_LENGTH) {
+    const message = `must be ${ROLE_NAME_MIN_LENGTH} to ${ROLE_NAME_MAX_LENGTH} characters`
+    throw badRequest(`body.name ${message}`, [{ field: 'body.name', message }])
+  }
+  return trimmed
+}
+
+/** A unique violation on the roles table as the 409 SPEC.md asks for; anything else is rethrown. */
+function duplicateOr(error: unknown, name: string, id?: string): never {
+  const violation = uniqueViolation(error)
+  if (!violation) throw error
+  if (violation.constraint === 'roles_pkey' && id !== undefined)
+    throw conflict(`A role with id "${id}" already exists`, 'ROLE_EXISTS')
+  throw conflict(`A role named "${name}" already exists`, 'ROLE_EXISTS')
+}
+
+export function createRoleService({ db, clock }: RoleServiceDeps) {
+  async function find(id: string): Promise<RoleRow> {
+    const [row] = await db.select().from(roles).where(eq(roles.id, id))
+    if (!row) throw notFound('Role not found', 'ROLE_NOT_FOUND')
+    return row
+  }
+
+  return {
+    async list(query: RoleListQuery) {
+      const where = query.status ? eq(roles.status, query.status) : undefined
+      const order = query.sortOrder === 'desc' ? desc : asc
+      const [rows, [totals]] = await Promise.all([
+        db
+          .select()
+          .from(roles)
+          .where(where)
+          .orderBy(order(SORT_COLUMNS[query.sortBy]), order(roles.id))
+          .limit(query.limit)
+          .offset(offsetOf(query)),
+        db.select({ total: count() }).from(roles).where(where),
+      ])
+      const total = totals?.total ?? 0
+      return {
+        roles: rows.map(viewOf),
+        total,
+        page: query.page,
+        limit: query.limit,
+        totalPages: Math.ceil(total / query.limit),
+      }
+    },
+
+    async listActive(): Promise<RoleView[]> {
+      const rows = await db.select().from(roles).where(eq(roles.status, 'active')).orderBy(asc(roles.name))
+      return rows.map(viewOf)
+    },
+
+    async stats() {
+      const [row] = await db
+        .select({
+          total: count(),
+          active: sql<number>`count(*) filter (where ${roles.status} = 'active')`.mapWith(Number),
+          inactive: sql<number>`count(*) filter (where ${roles.status} = 'inactive')`.mapWith(Number),
+          averagePermissions:
+            sql<number>`coalesce(round(avg(jsonb_array_length(${roles.permissions})), 2), 0)`.mapWith(Number),
+        })
+        .from(roles)
+      return row ?? { total: 0, active: 0, inactive: 0, averagePermissions: 0 }
+    },
+
+    async get(id: string): Promise<RoleView> {
+      return viewOf(await find(id))
+    },
+
+    /** The id is the name's slug; the primary key and the case-insensitive name index settle races. */
+    async create(input: CreateRoleInput): Promise<RoleView> {
+      const name = checkedName(input.name)
+      const id = slugify(name, ROLE_ID_MAX_LENGTH)
+      if (!id) {
+        const message = 'must contain letters or digits'
+        throw badRequest(`body.name ${message}`, [{ field: 'body.name', message }])
+      }
+      const now = clock.now()
+      try {
+        const [row] = await db
+          .insert(roles)
+          .values({
+            id,
+            name,
+            description: input.description,
+            status: input.status ?? 'active',
+            isAdmin: input.isAdmin ?? false,
+            createdAt: now,
+            updatedAt: now,
+          })
+          .returning()
+        return viewOf(row as RoleRow)
+      } catch (error) {
+        duplicateOr(error, name, id)
+      }
+    },
+
+    async update(id: string, input: UpdateRoleInput): Promise<RoleView> {
+      await find(id)
+      const name = input.name === undefined ? undefined : checkedName(input.name)
+      // An instance must keep a working admin role; demoting it could lock every admin out.
+      if (id === ADMIN_ROLE_ID && (input.status === 'inactive' || input.isAdmin === false)) {
+        throw badRequest(
+          'The admin role cannot be deactivated or lose admin rights',
+          undefined,
+          'ADMIN_ROLE_PROTECTED',
+        )
+      }
+      try {
+        const [row] = await db
+          .update(roles)
+          .set({
+            ...(name === undefined ? {} : { name }),
+            ...(input.description === undefined ? {} : { description: input.description }),
+            ...(input.status === undefined ? {} : { status: input.status }),
+            ...(input.isAdmin === undefined ? {} : { isAdmin: input.isAdmin }),
+            updatedAt: clock.now(),
+          })
+          .where(eq(roles.id, id))
+          .returning()
+        if (!row) throw notFound('Role not found', 'ROLE_NOT_FOUND')
+        return viewOf(row)
+      } catch (error) {
+        duplicateOr(error, name ?? '')
+      }
+    },
+
+    /** `hard` removes the role (its users lose it); otherwise it is marked inactive. */
+    async remove(id: string, hard: boolean): Promise<{ hard: boolean }> {
+      if (id === ADMIN_ROLE_ID) {
+        throw badRequest('The admin role cannot be deleted', undefined, 'ADMIN_ROLE_PROTECTED')
+      }
+      const changed = hard
+        ? await db.delete(roles).where(eq(roles.id, id)).returning({ id: roles.id })
+        : await db
+            .update(roles)
+            .set({ status: 'inactive', updatedAt: clock.now() })
+            .where(eq(roles.id, id))
+            .returning({ id: roles.id })
+      if (changed.length === 0) throw notFound('Role not found', 'ROLE_NOT_FOUND')
+      return { hard }
+    },
+
+    async permissions(id: string) {
+      const row = await find(id)
+      return {
+        permissions: row.permissions,
+        role: { id: row.id, name: row.name, description: row.description },
+      }
+    },
+
+    async replacePermissions(id: string, permissions: string[]): Promise<RoleView> {
+      const invalid = invalidPermissions(permissions)
+      if (invalid.length > 0) {
+        throw badRequest(
+          `Invalid permissions: ${invalid.join(', ')}`,
+          [{ field: 'body.permissions', message: `unknown permissions: ${invalid.join(', ')}` }],
+          'INVALID_PERMISSIONS',
+        )
+      }
+      const [row] = await db
+        .update(roles)
+        .set({ permissions: [...new Set(permissions)], updatedAt: clock.now() })
+        .where(eq(roles.id, id))
+        .returning()
+      if (!row) throw notFound('Role not found', 'ROLE_NOT_FOUND')
+      return viewOf(row)
+    },
+  }
+}
+
+export type RoleService = ReturnType<typeof createRoleService>

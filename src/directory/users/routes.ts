@@ -1,0 +1,175 @@
+import type { App } from '../../http/app.ts'
+import { type DirectoryGuards, viewerOf } from '../auth/guard.ts'
+import { errors } from '../http/schemas.ts'
+import {
+  Availability,
+  CheckEmailBody,
+  CheckUsernameBody,
+  CreateUserBody,
+  DeletedAnswer,
+  UpdateUserBody,
+  UserAnswer,
+  UserCreatedAnswer,
+  UserIdParams,
+  UserListAnswer,
+  UserListQuery,
+  UserStatsAnswer,
+} from './schemas.ts'
+import type { UserService } from './service.ts'
+
+const tags = ['users']
+const security = [{ sessionCookie: [] }]
+const BASE = '/api/admin/users'
+
+export interface AdminUserRouteDeps {
+  users: UserService
+  guards: Pick<DirectoryGuards, 'requireAdmin'>
+}
+
+/** SPEC.md "Directory: admin users": every route needs an admin session (401 without, 403 for non-admins). */
+export function adminUserRoutes(app: App, { users, guards }: AdminUserRouteDeps) {
+  const preHandler = guards.requireAdmin
+
+  app.get(
+    BASE,
+    {
+      preHandler,
+      schema: {
+        tags,
+        security,
+        summary: 'List users',
+        description:
+          'Pages through users, filtered by a case-insensitive search of name, username or email, by role and ' +
+          'by status. Inactive users are left out unless `status=inactive` or `includeInactive=true`.',
+        querystring: UserListQuery,
+        response: { 200: UserListAnswer, ...errors(400, 401, 403) },
+      },
+    },
+    async (req) => ({ success: true as const, ...(await users.list(req.query)) }),
+  )
+
+  app.post(
+    BASE,
+    {
+      preHandler,
+      schema: {
+        tags,
+        security,
+        summary: 'Create a user',
+        description:
+          'Creates an active user with the given role and their client profile. The password is stored as an ' +
+          'argon2id hash. 400 when the role does not exist or the email or username (whatever its case) is taken.',
+        body: CreateUserBody,
+        response: { 201: UserCreatedAnswer, ...errors(400, 401, 403) },
+      },
+    },
+    async (req, reply) =>
+      reply.code(201).send({ success: true as const, data: await users.create(req.body) }),
+  )
+
+  app.get(
+    `${BASE}/stats`,
+    {
+      preHandler,
+      schema: {
+        tags,
+        security,
+        summary: 'User statistics',
+        description:
+          'Totals by status, registrations of the last 30 days, users per role, the average sign-in count ' +
+          'and the five users who signed in most.',
+        response: { 200: UserStatsAnswer, ...errors(401, 403) },
+      },
+    },
+    async () => ({ success: true as const, data: await users.stats() }),
+  )
+
+  app.post(
+    `${BASE}/check-email`,
+    {
+      preHandler,
+      schema: {
+        tags,
+        security,
+        summary: 'Is an email free',
+        description:
+          'Whether a user already holds this email, whatever its case; `excludeId` leaves one user out.',
+        body: CheckEmailBody,
+        response: { 200: Availability, ...errors(400, 401, 403) },
+      },
+    },
+    async (req) => users.checkEmail(req.body.email, req.body.excludeId),
+  )
+
+  app.post(
+    `${BASE}/check-username`,
+    {
+      preHandler,
+      schema: {
+        tags,
+        security,
+        summary: 'Is a username free',
+        description:
+          'Whether a user already holds this username, whatever its case; `excludeId` leaves one user out.',
+        body: CheckUsernameBody,
+        response: { 200: Availability, ...errors(400, 401, 403) },
+      },
+    },
+    async (req) => users.checkUsername(req.body.username, req.body.excludeId),
+  )
+
+  app.get(
+    `${BASE}/:id`,
+    {
+      preHandler,
+      schema: {
+        tags,
+        security,
+        summary: 'Read a user',
+        description: 'The complete user profile; 404 for an unknown id.',
+        params: UserIdParams,
+        response: { 200: UserAnswer, ...errors(401, 403, 404) },
+      },
+    },
+    async (req) => ({ success: true as const, data: await users.get(req.params.id) }),
+  )
+
+  app.put(
+    `${BASE}/:id`,
+    {
+      preHandler,
+      schema: {
+        tags,
+        security,
+        summary: 'Update a user',
+        description:
+          'Changes the given fields only. 400 when the role does not exist or the email or username is taken ' +
+          'by another user; 404 for an unknown id.',
+        params: UserIdParams,
+        body: UpdateUserBody,
+        response: { 200: UserAnswer, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (req) => ({ success: true as const, data: await users.update(req.params.id, req.body) }),
+  )
+
+  app.delete(
+    `${BASE}/:id`,
+    {
+      preHandler,
+      schema: {
+        tags,
+        security,
+        summary: 'Delete a user',
+        description:
+          'Deletes the user, their client profile and sessions. An admin cannot delete their own account (400).',
+        params: UserIdParams,
+        response: { 200: DeletedAnswer, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (req) => {
+      await users.remove(req.params.id, viewerOf(req).user.id)
+      return { success: true as const, message: 'User deleted' }
+    },
+  )
+}

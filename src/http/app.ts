@@ -1,0 +1,186 @@
+import { randomUUID } from 'node:crypto'
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  LogController,
+  type RawReplyDefaultExpression,
+  type RawRequestDefaultExpression,
+  type RawServerDefault,
+} from 'fastify'
+import type { Logger } from 'pino'
+import { Type } from 'typebox'
+import type { TrustProxy } from '../config.ts'
+import { type PublicError, toPublicError } from './errors.ts'
+
+export type App = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>
+
+export interface BaseAppOptions {
+  service: 'platform' | 'directory'
+  title: string
+  description: string
+  log: Logger
+  bodyLimitBytes: number
+  trustProxy: TrustProxy
+  /** The service's error body for a public error. */
+  renderError(error: PublicError): unknown
+  /** Whether the service can answer (its database does). */
+  isReady(): Promise<boolean>
+  securitySchemes: Record<string, SecurityScheme>
+  tags: { name: string; description: string }[]
+}
+
+type SecurityScheme =
+  | { type: 'http'; scheme: 'bearer'; bearerFormat?: string; description?: string }
+  | { type: 'apiKey'; in: 'header' | 'cookie'; name: string; description?: string }
+
+const SLOW_REQUEST_MS = 1000
+
+// Client-supplied request ids are kept only when harmless in a log line and a header.
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
+
+/**
+ * Security headers of every answer, computed once. JSON answers load nothing, so the policy forbids
+ * everything; the reference at /docs replaces it with its own.
+ */
+const SECURITY_HEADERS = {
+  'content-security-policy':
+    "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'same-origin',
+  'referrer-policy': 'no-referrer',
+  'strict-transport-security': 'max-age=31536000; includeSubDomains',
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'x-permitted-cross-domain-policies': 'none',
+} as const
+
+const HealthBody = Type.Object({ status: Type.String({ examples: ['ok'] }) })
+
+/** A Fastify app with everything both services share; the service adds its modules. */
+export async function createBaseApp(options: BaseAppOptions): Promise<App> {
+  const app = Fastify({
+    loggerInstance: options.log.child({ service: options.service }) as FastifyBaseLogger,
+    // One line per request, written on response, rather than Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
+    // genReqId reads x-request-id itself, so an unsafe value is replaced rather than echoed.
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id']
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID()
+    },
+    bodyLimit: options.bodyLimitBytes,
+    trustProxy:
+      typeof options.trustProxy === 'number'
+        ? (_address: string, hop: number) => hop < (options.trustProxy as number)
+        : options.trustProxy,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    ajv: {
+      customOptions: {
+        // Unknown fields are stripped everywhere, never an error: one rule for every route.
+        removeAdditional: 'all',
+        coerceTypes: 'array',
+        useDefaults: true,
+        allErrors: false,
+      },
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>()
+
+  // JSON only: any other content type of a body is 415.
+  app.removeContentTypeParser('text/plain')
+
+  // Callback-style hooks: these run on every request, and an async hook costs a promise each time.
+  app.addHook('onRequest', (req, reply, done) => {
+    reply.headers(SECURITY_HEADERS)
+    reply.header('x-request-id', req.id)
+    done()
+  })
+  // One line per answer: refusals at info, slow answers at warn, and the routine ones at debug, so the
+  // default level keeps what an operator looks for without a line per successful request.
+  app.addHook('onResponse', (req, reply, done) => {
+    const ms = Math.round(reply.elapsedTime)
+    const level = ms >= SLOW_REQUEST_MS ? 'warn' : reply.statusCode >= 400 ? 'info' : 'debug'
+    req.log[level](
+      { method: req.method, url: req.url, statusCode: reply.statusCode, ms },
+      'request completed',
+    )
+    done()
+  })
+
+  app.setErrorHandler(async (error, req, reply) => {
+    const publicError = toPublicError(error)
+    if (publicError.status >= 500)
+      req.log.error({ err: error, method: req.method, url: req.url }, 'request failed')
+    else req.log.debug({ err: error }, 'request refused')
+    return reply.code(publicError.status).type('application/json').send(options.renderError(publicError))
+  })
+  app.setNotFoundHandler(async (req, reply) =>
+    reply.code(404).send(
+      options.renderError({
+        status: 404,
+        code: 'NOT_FOUND',
+        message: `Route ${req.method} ${req.url} not found`,
+      }),
+    ),
+  )
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: options.title, description: options.description, version: '0.1.0' },
+      components: { securitySchemes: options.securitySchemes },
+      tags: [{ name: 'health', description: 'Liveness and readiness probes' }, ...options.tags],
+    },
+  })
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    staticCSP: true,
+    // The reference is also served over plain HTTP on local instances.
+    transformStaticCSP: (header) => header.replace(/\s*upgrade-insecure-requests;?/, ''),
+    uiConfig: { url: '/openapi.json', deepLinking: true, docExpansion: 'list' },
+  })
+
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+
+  app.get(
+    '/healthz',
+    {
+      schema: {
+        tags: ['health'],
+        summary: 'Liveness',
+        description: 'Answers while the process serves requests.',
+        response: { 200: HealthBody },
+      },
+    },
+    async () => ({ status: 'ok' }),
+  )
+  app.get(
+    '/readyz',
+    {
+      schema: {
+        tags: ['health'],
+        summary: 'Readiness',
+        description: 'Answers 200 once the database answers, 503 otherwise.',
+        response: { 200: HealthBody, 503: HealthBody },
+      },
+    },
+    async (req, reply) => {
+      const ready = await options.isReady().catch((error: unknown) => {
+        req.log.warn({ err: error }, 'readiness check failed')
+        return false
+      })
+      return ready ? { status: 'ok' } : reply.code(503).send({ status: 'unavailable' })
+    },
+  )
+
+  return app
+}

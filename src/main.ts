@@ -1,0 +1,150 @@
+import { parseArgs } from 'node:util'
+import { ConfigError, configurationTable, loadConfig } from './config.ts'
+import { openDatabases, SERVICES, type ServiceName } from './db/index.ts'
+import { DataDirInUseError } from './db/lock.ts'
+import { ensureAdmin } from './directory/admin/bootstrap.ts'
+import { systemClock } from './lib/clock.ts'
+import { createLogger } from './lib/logger.ts'
+import { migrateAll, RedisUnavailableError, type Runtime, startServices } from './runtime.ts'
+
+const USAGE = `Usage: npm run cli -- <command>
+
+  start [platform|directory]            run both services (default) or one
+  migrate                               apply migrations and install job queues, then exit
+  admin create --email E --password P   make E an active directory admin with password P
+  config docs                           print the configuration table (Markdown)`
+
+/** Errors whose message is the whole story: one line, no stack. */
+const PLAIN_ERRORS = [ConfigError, DataDirInUseError, RedisUnavailableError]
+
+class UsageError extends Error {}
+
+function servicesFrom(arg: string | undefined): ServiceName[] {
+  if (!arg) return [...SERVICES]
+  if (arg === 'platform' || arg === 'directory') return [arg]
+  throw new UsageError(`Unknown service "${arg}": use platform or directory`)
+}
+
+function printBanner(runtime: Runtime) {
+  const lines = ['', 'Curio is running']
+  for (const { service, url } of runtime.services) {
+    lines.push(`  ${service.padEnd(10)} ${url}    API reference: ${url}/docs`)
+  }
+  if (runtime.embedded) {
+    lines.push(
+      `  data       ${runtime.embedded === 'memory' ? 'in memory, gone at exit' : runtime.embedded} (embedded Postgres)`,
+    )
+  }
+  if (runtime.createdAdmin) {
+    lines.push(
+      '',
+      '  Directory admin login, shown only this once:',
+      `    email     ${runtime.createdAdmin.email}`,
+      `    password  ${runtime.createdAdmin.password}`,
+      '  Lost it? npm run cli -- admin create --email admin@localhost --password <new password>',
+    )
+  }
+  process.stdout.write(`${lines.join('\n')}\n\n`)
+}
+
+async function start(arg: string | undefined) {
+  const config = loadConfig()
+  const log = createLogger(config.logLevel)
+  const runtime = await startServices(config, servicesFrom(arg), log, systemClock)
+  printBanner(runtime)
+
+  let stopping = false
+  const shutdown = (signal: string) => {
+    if (stopping) return
+    stopping = true
+    log.info({ signal }, 'shutting down')
+    // Past the grace period, in-flight work is abandoned rather than holding the process.
+    setTimeout(() => {
+      log.warn('shutdown grace period over; exiting')
+      process.exit(0)
+    }, config.shutdownTimeoutMs + 1000).unref()
+    runtime.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        log.error({ err: error }, 'error while shutting down')
+        process.exit(0)
+      },
+    )
+  }
+  process.on('SIGTERM', () => shutdown('SIGTERM'))
+  process.on('SIGINT', () => shutdown('SIGINT'))
+}
+
+async function migrate() {
+  const config = loadConfig()
+  const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel)
+  const databases = await openDatabases(config)
+  try {
+    await migrateAll(databases, SERVICES, log)
+    process.stdout.write('Migrations applied for platform and directory.\n')
+  } finally {
+    await databases.close()
+  }
+}
+
+async function adminCreate(args: string[]) {
+  const { values } = parseArgs({
+    args,
+    options: { email: { type: 'string' }, password: { type: 'string' } },
+    strict: true,
+  })
+  if (!values.email || !/^[^\s@]+@[^\s@]+$/.test(values.email))
+    throw new UsageError('admin create needs --email')
+  if (!values.password || values.password.length < 8 || values.password.length > 128) {
+    throw new UsageError('admin create needs --password of 8 to 128 characters')
+  }
+  const config = loadConfig()
+  const databases = await openDatabases(config)
+  try {
+    await migrateAll(databases, ['directory'], createLogger('warn'))
+    const { created } = await ensureAdmin(
+      { db: databases.directory.db, clock: systemClock },
+      values.email,
+      values.password,
+    )
+    process.stdout.write(
+      `${values.email} is an active admin (${created ? 'account created' : 'account updated'}).\n`,
+    )
+  } finally {
+    await databases.close()
+  }
+}
+
+async function main(argv: string[]) {
+  const [command = 'start', ...rest] = argv
+  switch (command) {
+    case 'start':
+      return start(rest[0])
+    case 'migrate':
+      return migrate()
+    case 'admin':
+      if (rest[0] !== 'create') throw new UsageError(`Unknown admin command "${rest[0] ?? ''}"`)
+      return adminCreate(rest.slice(1))
+    case 'config':
+      if (rest[0] !== 'docs') throw new UsageError(`Unknown config command "${rest[0] ?? ''}"`)
+      process.stdout.write(`${configurationTable()}\n`)
+      return
+    case 'help':
+    case '--help':
+      process.stdout.write(`${USAGE}\n`)
+      return
+    default:
+      throw new UsageError(`Unknown command "${command}"`)
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof UsageError) {
+    process.stderr.write(`${error.message}\n\n${USAGE}\n`)
+  } else if (PLAIN_ERRORS.some((type) => error instanceof type)) {
+    process.stderr.write(`${(error as Error).message}\n`)
+  } else {
+    process.stderr.write(`Curio could not start: ${(error as Error)?.stack ?? String(error)}\n`)
+  }
+  process.exit(1)
+})

@@ -1,0 +1,170 @@
+import type { EventBus } from '../events.ts'
+import type { GenerateStatus } from '../works/tables.ts'
+import type { ActivityStatus } from './tables.ts'
+import type { ActivityWriter } from './writer.ts'
+
+/** How a finished generation run's work status reads in the activity log. */
+export function generationOutcome(status: GenerateStatus): ActivityStatus {
+  if (status === 'CANCELLED') return 'cancelled'
+  if (status === 'ERROR') return 'failed'
+  if (status === 'GENERATING' || status === 'PENDING') return 'in_progress'
+  return 'completed'
+}
+
+/**
+ * Writes SPEC.md's "Internal domain events written to the activity log" rows. The writer catches its own
+ * failures, and the bus catches the rest, so nothing here can break the code that emitted the event.
+ */
+export function registerActivityListeners(events: EventBus, activity: ActivityWriter) {
+  events.on('UserCreated', ({ userId, email, context }) =>
+    activity.record({
+      userId,
+      actionType: 'user_signup',
+      action: 'user.signup',
+      status: 'completed',
+      summary: `Signed up as ${email}`,
+      context,
+    }),
+  )
+
+  events.on('UserConfirmed', ({ userId, provider, context }) =>
+    activity.record({
+      userId,
+      actionType: 'user_login',
+      action: 'user.confirmed',
+      status: 'completed',
+      summary: `Signed in with ${provider}`,
+      details: { provider },
+      context,
+    }),
+  )
+
+  events.on('UserPasswordChanged', ({ userId, context }) =>
+    activity.record({
+      userId,
+      actionType: 'password_changed',
+      action: 'user.password_changed',
+      status: 'completed',
+      summary: `Password changed${context?.ipAddress ? ` from ${context.ipAddress}` : ''}`,
+      details: { ipAddress: context?.ipAddress ?? null },
+      context,
+    }),
+  )
+
+  events.on('WorkCreated', ({ userId, workId, workName, context }) =>
+    activity.record({
+      userId,
+      workId,
+      actionType: 'work_created',
+      action: 'work.created',
+      status: 'completed',
+      summary: `Created work "${workName}"`,
+      context,
+    }),
+  )
+
+  events.on('WorkGenerationStarted', ({ userId, workId, workName, context }) =>
+    activity.record({
+      userId,
+      workId,
+      actionType: 'generation',
+      action: 'generation.started',
+      status: 'in_progress',
+      summary: `Generating items for "${workName}"`,
+      context,
+    }),
+  )
+
+  events.on(
+    'WorkGenerationCompleted',
+    ({ userId, workId, workName, generateStatus, itemsCount, context }) => {
+      const status = generationOutcome(generateStatus)
+      return activity.complete({
+        userId,
+        workId,
+        actionType: 'generation',
+        action: 'generation.completed',
+        status,
+        summary:
+          status === 'completed'
+            ? `Generated ${itemsCount} items for "${workName}"`
+            : `Generation for "${workName}" ${status === 'cancelled' ? 'was cancelled' : 'failed'}`,
+        details: { generateStatus, itemsCount },
+        context,
+      })
+    },
+  )
+
+  events.on('WorksConfigSyncFailed', ({ userId, workId, reason, repository, error, context }) =>
+    activity.record({
+      userId,
+      workId,
+      actionType: 'works_config_sync',
+      action: 'works_config.sync_failed',
+      status: 'failed',
+      summary: `Works configuration sync to ${repository} failed: ${reason}`,
+      details: { reason, repository, error },
+      context,
+    }),
+  )
+
+  events.on('MemberInvited', ({ userId, workId, workName, inviteeEmail, role, context }) =>
+    activity.record({
+      userId,
+      workId,
+      actionType: 'member_invited',
+      action: 'member.invited',
+      status: 'completed',
+      summary: `Invited ${inviteeEmail} to "${workName}" as ${role}`,
+      details: { inviteeEmail, role },
+      context,
+    }),
+  )
+
+  events.on(
+    'DeploymentDispatched',
+    ({ userId, workId, workName, providerId, providerName, deploymentId, context }) =>
+      activity.record({
+        userId,
+        workId,
+        actionType: 'deployment',
+        action: 'deployment.dispatched',
+        status: 'in_progress',
+        summary: `Deploying "${workName}" to ${providerName}`,
+        details: { providerId, providerName, ...(deploymentId ? { deploymentId } : {}) },
+        context,
+      }),
+  )
+
+  events.on('DeploymentCompleted', ({ userId, workId, workName, providerId, providerName, url, context }) =>
+    activity.complete({
+      userId,
+      workId,
+      actionType: 'deployment',
+      action: 'deployment.succeeded',
+      status: 'completed',
+      summary: url ? `Deployed "${workName}" to ${url}` : `Deployed "${workName}" to ${providerName}`,
+      details: { providerId, providerName, ...(url ? { url } : {}) },
+      context,
+    }),
+  )
+
+  events.on(
+    'DeploymentFailed',
+    ({ userId, workId, workName, providerId, providerName, terminalState, error, context }) => {
+      const cancelled = terminalState === 'CANCELED'
+      return activity.complete({
+        userId,
+        workId,
+        actionType: 'deployment',
+        action: cancelled ? 'deployment.cancelled' : 'deployment.failed',
+        status: cancelled ? 'cancelled' : 'failed',
+        summary: cancelled
+          ? `Deployment of "${workName}" was cancelled`
+          : `Deployment of "${workName}" failed (${terminalState}): ${error}`,
+        details: { providerId, providerName, terminalState, error },
+        context,
+      })
+    },
+  )
+}

@@ -1,0 +1,76 @@
+import type { App } from '../../http/app.ts'
+import { type AuthGuard, authOf } from '../auth/guard.ts'
+import { errors } from '../http/schemas.ts'
+import { ApiKeyCreated, ApiKeyList, ApiKeyParams, ApiKeyRevoked, CreateApiKeyBody } from './schemas.ts'
+import { type ApiKeyService, MAX_API_KEYS_PER_USER } from './service.ts'
+
+const tags = ['api-keys']
+// Keys cannot manage keys: only an access token opens these routes.
+const security = [{ bearerAuth: [] }]
+
+export function apiKeyRoutes(
+  app: App,
+  { apiKeys, requireJwt }: { apiKeys: ApiKeyService; requireJwt: AuthGuard },
+) {
+  app.post(
+    '/api/auth/api-keys',
+    {
+      preHandler: requireJwt,
+      schema: {
+        tags,
+        security,
+        summary: 'Create an API key',
+        description:
+          'Issues a key (`svc_live_` and 64 hex characters) for scripts, sent as `x-api-key: <key>` or ' +
+          '`Authorization: Bearer <key>`. The full key is in this answer only; the server keeps its SHA-256. ' +
+          `At most ${MAX_API_KEYS_PER_USER} keys per user (400 \`API_KEY_LIMIT\`): every key counts, expired ` +
+          'ones too, until it is revoked. `expiresAt` must be in the future. Requires an access token; an API ' +
+          'key gets 403 `API_KEY_NOT_ALLOWED`.',
+        body: CreateApiKeyBody,
+        response: { 200: ApiKeyCreated, ...errors(400, 401, 403, 413, 415) },
+      },
+    },
+    async (req, reply) => {
+      reply.header('cache-control', 'no-store')
+      return apiKeys.create(authOf(req).userId, req.body)
+    },
+  )
+
+  app.get(
+    '/api/auth/api-keys',
+    {
+      preHandler: requireJwt,
+      schema: {
+        tags,
+        security,
+        summary: 'List API keys',
+        description:
+          'The caller’s keys, newest first, with their display prefix and last use; never the key itself. ' +
+          'Requires an access token.',
+        response: { 200: ApiKeyList, ...errors(401, 403) },
+      },
+    },
+    async (req) => apiKeys.list(authOf(req).userId),
+  )
+
+  app.delete(
+    '/api/auth/api-keys/:id',
+    {
+      preHandler: requireJwt,
+      schema: {
+        tags,
+        security,
+        summary: 'Revoke an API key',
+        description:
+          'Deletes the key for good: requests using it answer 401 from now on. 404 for an unknown key or ' +
+          'another user’s. Requires an access token.',
+        params: ApiKeyParams,
+        response: { 200: ApiKeyRevoked, ...errors(401, 403, 404) },
+      },
+    },
+    async (req) => {
+      await apiKeys.revoke(authOf(req).userId, req.params.id)
+      return { success: true as const }
+    },
+  )
+}

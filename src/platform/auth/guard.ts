@@ -1,0 +1,89 @@
+import type { FastifyRequest } from 'fastify'
+import { forbidden, unauthorized } from '../../lib/errors.ts'
+import { API_KEY_PREFIX, type ApiKeyService } from '../api-keys/service.ts'
+import type { AccessTokens } from './jwt.ts'
+
+/** Who a platform request acts for. */
+export interface AuthContext {
+  userId: string
+  method: 'jwt' | 'api_key'
+  /** The key the request authenticated with, when `method` is `api_key`. */
+  apiKeyId?: string
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the platform's auth guard. */
+    auth: AuthContext | null
+  }
+}
+
+export function bearerToken(req: FastifyRequest): string | undefined {
+  const header = req.headers.authorization
+  if (!header) return undefined
+  const [scheme, value] = header.split(' ', 2)
+  return scheme?.toLowerCase() === 'bearer' && value ? value.trim() : undefined
+}
+
+/**
+ * The API key a request presents, from `x-api-key` or a Bearer value starting with `svc_live_`. An
+ * `x-api-key` header counts even when empty or repeated: it then presents an invalid key, never no key.
+ */
+export function presentedApiKey(req: FastifyRequest): string | undefined {
+  const header = req.headers['x-api-key']
+  if (header !== undefined) return Array.isArray(header) ? '' : header
+  const token = bearerToken(req)
+  return token?.startsWith(API_KEY_PREFIX) ? token : undefined
+}
+
+export type AuthGuard = (req: FastifyRequest) => Promise<void>
+
+async function jwtAuth(req: FastifyRequest, accessTokens: AccessTokens): Promise<AuthContext> {
+  const token = bearerToken(req)
+  if (!token) throw unauthorized('Authentication required: send Authorization: Bearer <access token>')
+  const claims = await accessTokens.verify(token)
+  if (!claims) throw unauthorized('Invalid or expired access token', 'INVALID_TOKEN')
+  return { userId: claims.userId, method: 'jwt' }
+}
+
+/**
+ * The guard of platform routes open to scripts: an API key, else an access token, or 401. A presented key
+ * must be valid on its own; a bad one is never rescued by a token sent beside it.
+ */
+export function createRequireAuth({
+  accessTokens,
+  apiKeys,
+}: {
+  accessTokens: AccessTokens
+  apiKeys: Pick<ApiKeyService, 'authenticate'>
+}): AuthGuard {
+  return async function requireAuth(req) {
+    const key = presentedApiKey(req)
+    if (key === undefined) {
+      req.auth = await jwtAuth(req, accessTokens)
+      return
+    }
+    const authenticated = await apiKeys.authenticate(key)
+    if (!authenticated) throw unauthorized('Invalid, expired or revoked API key', 'INVALID_API_KEY')
+    req.auth = { userId: authenticated.userId, method: 'api_key', apiKeyId: authenticated.id }
+  }
+}
+
+/** The guard of routes only a signed-in person may use (managing API keys): an access token, or 401/403. */
+export function createRequireJwt({ accessTokens }: { accessTokens: AccessTokens }): AuthGuard {
+  return async function requireJwt(req) {
+    if (presentedApiKey(req) !== undefined) {
+      throw forbidden(
+        'API keys cannot manage API keys or passwords: use an access token',
+        'API_KEY_NOT_ALLOWED',
+      )
+    }
+    req.auth = await jwtAuth(req, accessTokens)
+  }
+}
+
+/** The caller of a route behind the guard. */
+export function authOf(req: FastifyRequest): AuthContext {
+  if (!req.auth) throw unauthorized()
+  return req.auth
+}

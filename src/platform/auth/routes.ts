@@ -1,0 +1,123 @@
+import type { FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
+import type { App } from '../../http/app.ts'
+import type { EventContext } from '../events.ts'
+import { errors } from '../http/schemas.ts'
+import { type AuthGuard, authOf } from './guard.ts'
+import {
+  ChangePasswordBody,
+  LoginBody,
+  PlatformUser,
+  RefreshBody,
+  RegisterBody,
+  TokenPair,
+} from './schemas.ts'
+import type { AuthService } from './service.ts'
+
+const tags = ['auth']
+
+const contextOf = (req: FastifyRequest): EventContext => ({
+  ipAddress: req.ip,
+  userAgent: req.headers['user-agent'],
+})
+
+export function authRoutes(
+  app: App,
+  { auth, requireAuth, requireJwt }: { auth: AuthService; requireAuth: AuthGuard; requireJwt: AuthGuard },
+) {
+  app.post(
+    '/api/auth/register',
+    {
+      schema: {
+        tags,
+        summary: 'Create an account',
+        description:
+          'Creates an account and signs it in. Emails are case-insensitive; 409 when one is taken.',
+        body: RegisterBody,
+        response: { 201: TokenPair, ...errors(400, 409, 413, 415) },
+      },
+    },
+    async (req, reply) => reply.code(201).send(await auth.register(req.body, contextOf(req))),
+  )
+
+  app.post(
+    '/api/auth/login',
+    {
+      schema: {
+        tags,
+        summary: 'Sign in',
+        description: 'Exchanges email and password for an access token (15 minutes) and a refresh token.',
+        body: LoginBody,
+        response: { 200: TokenPair, ...errors(400, 401) },
+      },
+    },
+    async (req) => auth.login(req.body, contextOf(req)),
+  )
+
+  app.post(
+    '/api/auth/refresh',
+    {
+      schema: {
+        tags,
+        summary: 'Rotate tokens',
+        description:
+          'Spends the refresh token and returns a new pair. A refresh token works once: presenting a spent ' +
+          'one again answers 401 and revokes every token of that login.',
+        body: RefreshBody,
+        response: { 200: TokenPair, ...errors(400, 401) },
+      },
+    },
+    async (req) => auth.refresh(req.body.refreshToken),
+  )
+
+  app.post(
+    '/api/auth/logout',
+    {
+      schema: {
+        tags,
+        summary: 'Sign out',
+        description: 'Revokes the refresh token and every token of its login. Always 204.',
+        body: RefreshBody,
+        response: { 204: Type.Null({ description: 'signed out' }), ...errors(400) },
+      },
+    },
+    async (req, reply) => {
+      await auth.logout(req.body.refreshToken)
+      return reply.code(204).send(null)
+    },
+  )
+
+  app.get(
+    '/api/auth/me',
+    {
+      preHandler: requireAuth,
+      schema: {
+        tags,
+        summary: 'The signed-in account',
+        description: 'The account behind the access token or API key of the request.',
+        security: [{ bearerAuth: [] }, { apiKey: [] }],
+        response: { 200: PlatformUser, ...errors(401) },
+      },
+    },
+    async (req) => auth.me(authOf(req).userId),
+  )
+
+  app.post(
+    '/api/auth/change-password',
+    {
+      preHandler: requireJwt,
+      schema: {
+        tags,
+        summary: 'Change the password',
+        description:
+          'Checks the current password and sets the new one (8–128 characters). Every refresh token of the ' +
+          'account is revoked, ending other sessions; the answer is a fresh token pair for this one. ' +
+          'Needs an access token: API keys cannot change passwords.',
+        security: [{ bearerAuth: [] }],
+        body: ChangePasswordBody,
+        response: { 200: TokenPair, ...errors(400, 401, 403) },
+      },
+    },
+    async (req) => auth.changePassword(authOf(req).userId, req.body, contextOf(req)),
+  )
+}

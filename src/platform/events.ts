@@ -1,0 +1,97 @@
+import type { Logger } from 'pino'
+import type { GenerateStatus } from './works/tables.ts'
+
+/** Where a request came from, for the events that record it. */
+export interface EventContext {
+  ipAddress?: string | undefined
+  userAgent?: string | undefined
+}
+
+interface Base {
+  /** The account the event belongs to (whose activity log records it). */
+  userId: string
+  context?: EventContext
+}
+
+/** SPEC.md "Internal domain events written to the activity log", plus the start of a generation run. */
+export type DomainEvent =
+  | (Base & { type: 'UserCreated'; email: string })
+  | (Base & { type: 'UserConfirmed'; provider: string })
+  | (Base & { type: 'UserPasswordChanged' })
+  | (Base & { type: 'WorkCreated'; workId: string; workName: string })
+  | (Base & { type: 'WorkGenerationStarted'; workId: string; workName: string })
+  | (Base & {
+      type: 'WorkGenerationCompleted'
+      workId: string
+      workName: string
+      generateStatus: GenerateStatus
+      itemsCount: number
+    })
+  | (Base & {
+      type: 'WorksConfigSyncFailed'
+      workId: string | null
+      reason: string
+      repository: string
+      error: string
+    })
+  | (Base & { type: 'MemberInvited'; workId: string; workName: string; inviteeEmail: string; role: string })
+  | (Base & {
+      type: 'DeploymentDispatched'
+      workId: string
+      workName: string
+      providerId: string
+      providerName: string
+      deploymentId?: string
+    })
+  | (Base & {
+      type: 'DeploymentCompleted'
+      workId: string
+      workName: string
+      providerId: string
+      providerName: string
+      url?: string
+    })
+  | (Base & {
+      type: 'DeploymentFailed'
+      workId: string
+      workName: string
+      providerId: string
+      providerName: string
+      terminalState: 'ERROR' | 'CANCELED' | 'TIMEOUT'
+      error: string
+    })
+
+export type DomainEventType = DomainEvent['type']
+export type EventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>
+export type Listener<T extends DomainEventType> = (event: EventOf<T>) => unknown
+
+export interface EventBus {
+  on<T extends DomainEventType>(type: T, listener: Listener<T>): void
+  /** Runs every listener of the event and waits for them; a failing listener is logged, never thrown. */
+  emit(event: DomainEvent): Promise<void>
+}
+
+/** The platform's typed, in-process event bus. */
+export function createEventBus(log: Logger): EventBus {
+  const listeners = new Map<DomainEventType, Listener<DomainEventType>[]>()
+  return {
+    on(type, listener) {
+      const list = listeners.get(type) ?? []
+      list.push(listener as unknown as Listener<DomainEventType>)
+      listeners.set(type, list)
+    },
+    async emit(event) {
+      const list = listeners.get(event.type)
+      if (!list) return
+      await Promise.all(
+        list.map(async (listener) => {
+          try {
+            await listener(event as never)
+          } catch (error) {
+            log.error({ err: error, event: event.type }, 'event listener failed')
+          }
+        }),
+      )
+    },
+  }
+}

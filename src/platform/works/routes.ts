@@ -1,0 +1,175 @@
+import type { FastifyRequest } from 'fastify'
+import type { App } from '../../http/app.ts'
+import { type AuthGuard, authOf } from '../auth/guard.ts'
+import type { EventContext } from '../events.ts'
+import { errors } from '../http/schemas.ts'
+import {
+  AddMemberBody,
+  CreateWorkBody,
+  Member,
+  MemberList,
+  MemberParams,
+  NoContent,
+  UpdateWorkBody,
+  Work,
+  WorkList,
+  WorkParams,
+} from './schemas.ts'
+import type { WorkService } from './service.ts'
+
+const tags = ['works']
+const security: { [scheme: string]: string[] }[] = [{ bearerAuth: [] }, { apiKey: [] }]
+
+const contextOf = (req: FastifyRequest): EventContext => ({
+  ipAddress: req.ip,
+  userAgent: req.headers['user-agent'],
+})
+
+export function workRoutes(app: App, { works, requireAuth }: { works: WorkService; requireAuth: AuthGuard }) {
+  app.post(
+    '/api/works',
+    {
+      preHandler: requireAuth,
+      schema: {
+        tags,
+        security,
+        summary: 'Create a work',
+        description:
+          'Creates a work you own. Without a slug one is derived from the name (`Café Guide` → `cafe-guide`, ' +
+          'then `cafe-guide-2`, … when you already use it); a slug you send that you already use is 409.',
+        body: CreateWorkBody,
+        response: { 201: Work, ...errors(400, 401, 409, 413, 415) },
+      },
+    },
+    async (req, reply) =>
+      reply.code(201).send(await works.create(authOf(req).userId, req.body, contextOf(req))),
+  )
+
+  app.get(
+    '/api/works',
+    {
+      preHandler: requireAuth,
+      schema: {
+        tags,
+        security,
+        summary: 'List your works',
+        description: 'The works you own and those shared with you, newest first, each with your role.',
+        response: { 200: WorkList, ...errors(401) },
+      },
+    },
+    async (req) => ({ works: await works.list(authOf(req).userId) }),
+  )
+
+  app.get(
+    '/api/works/:id',
+    {
+      preHandler: requireAuth,
+      schema: {
+        tags,
+        security,
+        summary: 'Get a work',
+        description: 'Any role may read a work; one you may not see is 404.',
+        params: WorkParams,
+        response: { 200: Work, ...errors(401, 404) },
+      },
+    },
+    async (req) => works.get(authOf(req).userId, req.params.id),
+  )
+
+  app.patch(
+    '/api/works/:id',
+    {
+      preHandler: requireAuth,
+      schema: {
+        tags,
+        security,
+        summary: 'Change a work',
+        description:
+          'Changes the name or description (null clears it). Owners and editors only: a viewer gets 403, ' +
+          'anyone else 404.',
+        params: WorkParams,
+        body: UpdateWorkBody,
+        response: { 200: Work, ...errors(400, 401, 403, 404, 413, 415) },
+      },
+    },
+    async (req) => works.update(authOf(req).userId, req.params.id, req.body, contextOf(req)),
+  )
+
+  app.delete(
+    '/api/works/:id',
+    {
+      preHandler: requireAuth,
+      schema: {
+        tags,
+        security,
+        summary: 'Delete a work',
+        description:
+          'Deletes the work and its memberships. Owner only: members get 403, anyone else 404. Activity ' +
+          'entries about it are kept, without the work id.',
+        params: WorkParams,
+        response: { 204: NoContent, ...errors(401, 403, 404) },
+      },
+    },
+    async (req, reply) => {
+      await works.delete(authOf(req).userId, req.params.id, contextOf(req))
+      return reply.code(204).send(null)
+    },
+  )
+
+  app.get(
+    '/api/works/:id/members',
+    {
+      preHandler: requireAuth,
+      schema: {
+        tags,
+        security,
+        summary: 'List who shares a work',
+        description: 'The owner (role `owner`) first, then editors and viewers. Any role may read it.',
+        params: WorkParams,
+        response: { 200: MemberList, ...errors(401, 404) },
+      },
+    },
+    async (req) => ({ members: await works.members(authOf(req).userId, req.params.id) }),
+  )
+
+  app.post(
+    '/api/works/:id/members',
+    {
+      preHandler: requireAuth,
+      schema: {
+        tags,
+        security,
+        summary: 'Share a work',
+        description:
+          'Adds an existing platform account as editor or viewer. Owner only. 404 `USER_NOT_FOUND` when no ' +
+          'account has the email, 400 `ALREADY_OWNER` for the owner, 409 `ALREADY_MEMBER` for a member.',
+        params: WorkParams,
+        body: AddMemberBody,
+        response: { 201: Member, ...errors(400, 401, 403, 404, 409, 413, 415) },
+      },
+    },
+    async (req, reply) =>
+      reply
+        .code(201)
+        .send(await works.addMember(authOf(req).userId, req.params.id, req.body, contextOf(req))),
+  )
+
+  app.delete(
+    '/api/works/:id/members/:userId',
+    {
+      preHandler: requireAuth,
+      schema: {
+        tags,
+        security,
+        summary: 'Stop sharing a work with someone',
+        description: 'Removes a member; they lose access at once. Owner only; an unknown member is 404.',
+        params: MemberParams,
+        response: { 204: NoContent, ...errors(401, 403, 404) },
+      },
+    },
+    async (req, reply) => {
+      await works.removeMember(authOf(req).userId, req.params.id, req.params.userId)
+      return reply.code(204).send(null)
+    },
+  )
+}

@@ -1,0 +1,103 @@
+import { Type } from 'typebox'
+import { GENERATE_STATUSES, MEMBER_ROLES } from './tables.ts'
+
+export const WORK_NAME_MAX_LENGTH = 100
+export const WORK_DESCRIPTION_MAX_LENGTH = 2000
+export const WORK_SLUG_MAX_LENGTH = 63
+export const WORK_SLUG_PATTERN = '^[a-z0-9][a-z0-9-]{1,62}$'
+
+const WorkId = Type.String({
+  description: 'the work id (a UUID)',
+  examples: ['0b6d1c1e-4a57-4f5e-9d55-2b1f0c7e3a10'],
+})
+const UserId = Type.String({
+  description: 'a user id (a UUID)',
+  examples: ['5f0c2a8e-7d3b-4e21-8a4c-9b1e6d2f7c30'],
+})
+const Timestamp = Type.String({ format: 'date-time', examples: ['2025-03-01T12:00:00.000Z'] })
+
+const Name = Type.String({
+  minLength: 1,
+  maxLength: WORK_NAME_MAX_LENGTH,
+  description: 'surrounding spaces are trimmed; a blank name is refused',
+  examples: ['Café Guide'],
+})
+const Description = Type.String({
+  maxLength: WORK_DESCRIPTION_MAX_LENGTH,
+  description: 'surrounding spaces are trimmed; an empty one is stored as null',
+  examples: ['The best cafés of Lisbon, hand-picked'],
+})
+
+export const WorkParams = Type.Object({ id: WorkId })
+export const MemberParams = Type.Object({ id: WorkId, userId: UserId })
+
+export const CreateWorkBody = Type.Object({
+  name: Name,
+  slug: Type.Optional(
+    Type.String({
+      pattern: WORK_SLUG_PATTERN,
+      description:
+        'unique among your works; derived from the name when absent (with `-2`, `-3`, … when taken)',
+      examples: ['cafe-guide'],
+    }),
+  ),
+  description: Type.Optional(Description),
+})
+
+export const UpdateWorkBody = Type.Object({
+  name: Type.Optional(Name),
+  description: Type.Optional(Type.Union([Description, Type.Null()], { description: 'null clears it' })),
+})
+
+const Role = (description: string) =>
+  Type.Enum(['owner', ...MEMBER_ROLES], { description, examples: ['owner'] })
+
+export const Work = Type.Object(
+  {
+    id: WorkId,
+    slug: Type.String({ examples: ['cafe-guide'] }),
+    name: Type.String({ examples: ['Café Guide'] }),
+    description: Type.Union([Type.String(), Type.Null()], { examples: ['The best cafés of Lisbon'] }),
+    ownerId: UserId,
+    role: Role("the caller's role: owner, editor (may change it) or viewer"),
+    generateStatus: Type.Object({
+      status: Type.Enum(GENERATE_STATUSES, { examples: ['IDLE'] }),
+      itemsCount: Type.Integer({ examples: [0] }),
+      recentLogs: Type.Array(Type.String(), { description: 'the last lines of the last generation run' }),
+    }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { description: 'A directory site being built' },
+)
+
+export const WorkList = Type.Object(
+  { works: Type.Array(Work) },
+  { description: 'Your works and those shared with you, newest first' },
+)
+
+export const Member = Type.Object(
+  {
+    userId: UserId,
+    email: Type.String({ examples: ['grace@example.com'] }),
+    role: Role('owner, editor or viewer'),
+  },
+  { description: 'Someone who shares a work' },
+)
+
+export const MemberList = Type.Object(
+  { members: Type.Array(Member) },
+  { description: 'The owner first, then the members in the order they joined' },
+)
+
+export const AddMemberBody = Type.Object({
+  email: Type.String({
+    minLength: 1,
+    maxLength: 254,
+    description: 'the email of an existing platform account (any case)',
+    examples: ['grace@example.com'],
+  }),
+  role: Type.Enum(MEMBER_ROLES, { examples: ['editor'] }),
+})
+
+export const NoContent = Type.Null({ description: 'done' })

@@ -1,0 +1,136 @@
+import { Redis } from 'ioredis'
+import type { Logger } from 'pino'
+import type { Config } from './config.ts'
+import { type Databases, openDatabases, type ServiceName } from './db/index.ts'
+import { migrateService } from './db/migrate.ts'
+import { ensureAdmin, ensureLocalAdmin } from './directory/admin/bootstrap.ts'
+import { buildDirectoryApp } from './directory/app.ts'
+import type { App } from './http/app.ts'
+import { createJobs, type Jobs } from './jobs/index.ts'
+import { type Clock, systemClock } from './lib/clock.ts'
+import {
+  createMemoryRateLimitStore,
+  createRateLimiter,
+  createRedisRateLimitStore,
+  type RateLimiter,
+} from './lib/rate-limiter.ts'
+import { buildPlatformApp } from './platform/app.ts'
+
+export interface RunningService {
+  service: ServiceName
+  app: App
+  url: string
+}
+
+export interface Runtime {
+  services: RunningService[]
+  /** Where embedded data lives (`memory` or a folder), or undefined on Postgres. */
+  embedded: string | undefined
+  /** The admin login created on this start, to print once. */
+  createdAdmin: { email: string; password: string } | null
+  /** Stops taking requests, lets in-flight requests and job attempts finish, closes connections. */
+  stop(): Promise<void>
+}
+
+export class RedisUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super(`REDIS_URL does not answer: ${(cause as Error)?.message ?? cause}`)
+    this.name = 'RedisUnavailableError'
+  }
+}
+
+export async function createRateLimiterFor(
+  config: Config,
+  clock: Clock,
+  keyPrefix?: string,
+): Promise<RateLimiter> {
+  if (!config.redisUrl) return createRateLimiter({ store: createMemoryRateLimitStore(), clock })
+  const redis = new Redis(config.redisUrl, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+  })
+  redis.on('error', () => {})
+  try {
+    await redis.connect()
+  } catch (error) {
+    redis.disconnect()
+    throw new RedisUnavailableError(error)
+  }
+  const store = createRedisRateLimitStore(redis, {
+    ownsConnection: true,
+    ...(keyPrefix ? { prefix: keyPrefix } : {}),
+  })
+  return createRateLimiter({ store, clock })
+}
+
+/** Applies both services' migrations and installs their job queues' schemas. */
+export async function migrateAll(
+  databases: Databases,
+  services: readonly ServiceName[],
+  log: Logger,
+): Promise<void> {
+  for (const service of services) {
+    await migrateService(databases[service])
+    const jobs = createJobs({ database: databases[service], log })
+    await jobs.start()
+    await jobs.stop(1000)
+  }
+}
+
+/** Opens the databases, migrates, builds and starts the chosen services. */
+export async function startServices(
+  config: Config,
+  services: readonly ServiceName[],
+  log: Logger,
+  clock: Clock = systemClock,
+): Promise<Runtime> {
+  let embedded: string | undefined
+  const databases = await openDatabases(config, {
+    onEmbedded: (where) => {
+      embedded = where
+    },
+  })
+  const started: { service: ServiceName; app: App; jobs: Jobs; port: number }[] = []
+  let rateLimiter: RateLimiter | undefined
+  let createdAdmin: Runtime['createdAdmin'] = null
+
+  const stop = async () => {
+    await Promise.allSettled(started.map(({ app }) => app.close()))
+    await Promise.allSettled(started.map(({ jobs }) => jobs.stop(config.shutdownTimeoutMs)))
+    await rateLimiter?.close()
+    await databases.close()
+  }
+
+  try {
+    for (const service of services) await migrateService(databases[service])
+    for (const service of services) {
+      const database = databases[service]
+      const jobs = createJobs({ database, log: log.child({ service, module: 'jobs' }) })
+      if (service === 'platform') {
+        const { app } = await buildPlatformApp({ config, database, clock, log, jobs })
+        started.push({ service, app, jobs, port: config.platformPort })
+      } else {
+        rateLimiter = await createRateLimiterFor(config, clock)
+        const { app } = await buildDirectoryApp({ config, database, clock, log, jobs, rateLimiter })
+        started.push({ service, app, jobs, port: config.directoryPort })
+        const deps = { db: database.db, clock }
+        if (config.adminEmail && config.adminPassword) {
+          await ensureAdmin(deps, config.adminEmail, config.adminPassword)
+        } else if (!config.isProduction) {
+          createdAdmin = await ensureLocalAdmin(deps)
+        }
+      }
+      await jobs.start()
+    }
+    const running: RunningService[] = []
+    for (const { service, app, port } of started) {
+      const address = await app.listen({ host: config.host, port })
+      running.push({ service, app, url: address })
+    }
+    return { services: running, embedded, createdAdmin, stop }
+  } catch (error) {
+    await stop().catch(() => {})
+    throw error
+  }
+}

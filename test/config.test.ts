@@ -1,0 +1,348 @@
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { existsSync, readFileSync } from 'node:fs'
+import { describe, it } from 'node:test'
+import { fileURLToPath } from 'node:url'
+import { ConfigError, configurationTable, loadConfig } from '../src/config.ts'
+
+const root = fileURLToPath(new URL('../', import.meta.url))
+const README = `${root}README.md`
+// shared/ sits beside the repository, here and on CI.
+const CONTRACT = `${root}../shared/CONTRACT.md`
+const TABLE_HEADER = '| Setting | Default | Meaning |'
+
+const VALID_KEY = 'ab'.repeat(32)
+const VALID_JWT_SECRET = 'a-signing-secret-of-at-least-32-characters'
+
+/** The ConfigError loadConfig throws for `env`, checked to be one line that names `setting`. */
+function configErrorFor(env: Record<string, string>, setting: string): ConfigError {
+  let caught: unknown
+  try {
+    loadConfig(env)
+  } catch (error) {
+    caught = error
+  }
+  assert.ok(caught instanceof ConfigError, `expected a ConfigError for ${JSON.stringify(env)}`)
+  assert.equal(caught.setting, setting)
+  assert.ok(caught.message.includes(setting), `"${caught.message}" should name ${setting}`)
+  assert.ok(!caught.message.includes('\n'), `"${caught.message}" should be one line`)
+  return caught
+}
+
+/** Setting names in the first column of a Markdown table's rows. */
+function firstColumnNames(rows: string[]): string[] {
+  return rows.flatMap((row) => {
+    const name = /^\|\s*`([A-Z][A-Z0-9_]*)`\s*\|/.exec(row)?.[1]
+    return name ? [name] : []
+  })
+}
+
+/** Backticked UPPER_CASE names (also `NAME=value`) anywhere in the text. */
+function backtickedNames(text: string): string[] {
+  return [...text.matchAll(/`([A-Z][A-Z0-9_]*[A-Z0-9])(?:=[^`]*)?`/g)].map((match) => match[1]!)
+}
+
+/** The lines of the `## heading` section, up to the next `## `. */
+function section(markdown: string, heading: string): string[] {
+  const lines = markdown.split('\n')
+  const start = lines.findIndex((line) => line.trim() === `## ${heading}`)
+  assert.notEqual(start, -1, `no "## ${heading}" section`)
+  const end = lines.findIndex((line, index) => index > start && line.startsWith('## '))
+  return lines.slice(start + 1, end === -1 ? undefined : end)
+}
+
+/** The cells of a Markdown table row, trimmed, so padding added by a formatter does not matter. */
+const cells = (line: string) =>
+  line
+    .trim()
+    .replace(/^\||\|$/g, '')
+    .split('|')
+    .map((cell) => cell.trim())
+
+/** The rows of the first table whose header is the configuration table's, or undefined. */
+function configurationRows(markdown: string): string[] | undefined {
+  const lines = markdown.split('\n').map((line) => line.trim())
+  const header = cells(TABLE_HEADER).join('|')
+  const start = lines.findIndex((line) => line.startsWith('|') && cells(line).join('|') === header)
+  if (start === -1) return undefined
+  const rows: string[] = []
+  for (const line of lines.slice(start + 1)) {
+    if (!line.startsWith('|')) break
+    rows.push(line)
+  }
+  return rows
+}
+
+const settingNames = () => firstColumnNames(configurationTable().split('\n'))
+
+describe('configuration defaults', () => {
+  it('an empty environment gives a local instance on the default ports and folder', () => {
+    const config = loadConfig({})
+    assert.equal(config.platformPort, 3000)
+    assert.equal(config.directoryPort, 3001)
+    assert.equal(config.host, '127.0.0.1')
+    assert.equal(config.dataDir, './data')
+    assert.equal(config.appUrl, 'http://localhost:3001')
+    assert.equal(config.isProduction, false)
+    assert.equal(config.trustProxy, false)
+    assert.equal(config.redisUrl, undefined)
+    assert.equal(config.platformDbUrl, undefined)
+    assert.equal(config.directoryDbUrl, undefined)
+  })
+
+  it('rate limits apply to localhost unless the bypass is turned on', () => {
+    assert.equal(loadConfig({}).rateLimitBypassLocalhost, false)
+    assert.equal(loadConfig({ RATE_LIMIT_BYPASS_LOCALHOST: 'true' }).rateLimitBypassLocalhost, true)
+  })
+
+  it('webhook delivery timing defaults are the contract’s', () => {
+    const config = loadConfig({})
+    assert.equal(config.webhookMaxConsecutiveFailures, 10)
+    assert.equal(config.webhookTimeoutMs, 10_000)
+    assert.equal(config.webhookRetryBaseMs, 30_000)
+    assert.equal(config.webhookRetryMaxMs, 86_400_000)
+    assert.deepEqual(config.webhookAllowedHosts, [])
+  })
+
+  it('deployment verification and dispatch defaults are the contract’s', () => {
+    const config = loadConfig({})
+    assert.equal(config.deployPollIntervalMs, 10_000)
+    assert.equal(config.deployTimeoutMs, 780_000)
+    assert.equal(config.deployNotFoundLimit, 18)
+    assert.equal(config.deployDispatchRetryDelayMs, 3000)
+    assert.equal(config.deployBatchConcurrency, 5)
+    assert.equal(config.deployBatchDelayMs, 2000)
+  })
+
+  it('sponsor-ad checkout uses stripe and location features are on by default', () => {
+    const config = loadConfig({})
+    assert.equal(config.paymentProvider, 'stripe')
+    assert.equal(config.locationEnabled, true)
+  })
+
+  it('a blank value counts as unset', () => {
+    const config = loadConfig({ PLATFORM_PORT: '  ', APP_URL: '', TRUST_PROXY: '' })
+    assert.equal(config.platformPort, 3000)
+    assert.equal(config.appUrl, 'http://localhost:3001')
+    assert.equal(config.trustProxy, false)
+  })
+
+  it('production with both required secrets loads', () => {
+    const config = loadConfig({
+      NODE_ENV: 'production',
+      JWT_SECRET: VALID_JWT_SECRET,
+      PLATFORM_ENCRYPTION_KEY: VALID_KEY.toUpperCase(),
+    })
+    assert.equal(config.isProduction, true)
+    assert.equal(config.platformEncryptionKey, VALID_KEY)
+  })
+})
+
+describe('configuration errors name the setting in one line', () => {
+  const cases: { name: string; env: Record<string, string>; setting: string }[] = [
+    { name: 'a port that is not a number', env: { PLATFORM_PORT: 'abc' }, setting: 'PLATFORM_PORT' },
+    { name: 'a port above 65535', env: { PLATFORM_PORT: '70000' }, setting: 'PLATFORM_PORT' },
+    { name: 'a directory port below 0', env: { DIRECTORY_PORT: '-1' }, setting: 'DIRECTORY_PORT' },
+    {
+      name: 'a trust-proxy value that is none of the forms',
+      env: { TRUST_PROXY: 'maybe' },
+      setting: 'TRUST_PROXY',
+    },
+    {
+      name: 'production without JWT_SECRET',
+      env: { NODE_ENV: 'production', PLATFORM_ENCRYPTION_KEY: VALID_KEY },
+      setting: 'JWT_SECRET',
+    },
+    {
+      name: 'production without PLATFORM_ENCRYPTION_KEY',
+      env: { NODE_ENV: 'production', JWT_SECRET: VALID_JWT_SECRET },
+      setting: 'PLATFORM_ENCRYPTION_KEY',
+    },
+    {
+      name: 'an encryption key that is not 64 hex characters',
+      env: { PLATFORM_ENCRYPTION_KEY: 'abc123' },
+      setting: 'PLATFORM_ENCRYPTION_KEY',
+    },
+    {
+      name: 'an encryption key of 64 characters that are not all hex',
+      env: { PLATFORM_ENCRYPTION_KEY: 'zz'.repeat(32) },
+      setting: 'PLATFORM_ENCRYPTION_KEY',
+    },
+    { name: 'a JWT secret shorter than 32 characters', env: { JWT_SECRET: 'short' }, setting: 'JWT_SECRET' },
+    {
+      name: 'a database URL that is not Postgres',
+      env: { DATABASE_URL: 'mysql://x' },
+      setting: 'DATABASE_URL',
+    },
+    {
+      name: 'a per-service database URL that is not Postgres',
+      env: { DIRECTORY_DATABASE_URL: 'http://x' },
+      setting: 'DIRECTORY_DATABASE_URL',
+    },
+    { name: 'a Redis URL that is not redis:', env: { REDIS_URL: 'http://x' }, setting: 'REDIS_URL' },
+    { name: 'an app URL with a path', env: { APP_URL: 'https://example.com/app' }, setting: 'APP_URL' },
+    { name: 'an app URL that is not a URL', env: { APP_URL: 'not a url' }, setting: 'APP_URL' },
+    {
+      name: 'an admin email without a password',
+      env: { ADMIN_EMAIL: 'admin@example.com' },
+      setting: 'ADMIN_PASSWORD',
+    },
+    {
+      name: 'an admin password without an email',
+      env: { ADMIN_PASSWORD: 'a good password' },
+      setting: 'ADMIN_EMAIL',
+    },
+    {
+      name: 'a bypass flag that is not true or false',
+      env: { RATE_LIMIT_BYPASS_LOCALHOST: 'maybe' },
+      setting: 'RATE_LIMIT_BYPASS_LOCALHOST',
+    },
+    { name: 'an unknown payment provider', env: { PAYMENT_PROVIDER: 'paypal' }, setting: 'PAYMENT_PROVIDER' },
+    {
+      name: 'a retry ceiling below the retry base',
+      env: { WEBHOOK_RETRY_BASE_MS: '5000', WEBHOOK_RETRY_MAX_MS: '1000' },
+      setting: 'WEBHOOK_RETRY_MAX_MS',
+    },
+  ]
+  for (const { name, env, setting } of cases) {
+    it(`${name} is refused naming ${setting}`, () => {
+      configErrorFor(env, setting)
+    })
+  }
+
+  it('a wrong value is quoted back so the operator sees what was read', () => {
+    const error = configErrorFor({ PLATFORM_PORT: 'abc' }, 'PLATFORM_PORT')
+    assert.match(error.message, /"abc"/)
+  })
+
+  it('a malformed encryption key is not echoed in the message', () => {
+    const error = configErrorFor({ PLATFORM_ENCRYPTION_KEY: 'secret-not-hex' }, 'PLATFORM_ENCRYPTION_KEY')
+    assert.ok(!error.message.includes('secret-not-hex'))
+  })
+})
+
+describe('TRUST_PROXY', () => {
+  it('true trusts every hop', () => {
+    assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true)
+  })
+
+  it('false trusts none', () => {
+    assert.equal(loadConfig({ TRUST_PROXY: 'false' }).trustProxy, false)
+  })
+
+  it('a number is a hop count', () => {
+    assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2)
+  })
+
+  it('a comma-separated list gives the trusted proxies’ addresses and CIDRs, trimmed', () => {
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy, [
+      '10.0.0.0/8',
+      '127.0.0.1',
+    ])
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '::1,fd00::/8' }).trustProxy, ['::1', 'fd00::/8'])
+  })
+})
+
+describe('database URLs', () => {
+  it('DATABASE_URL serves both services', () => {
+    const config = loadConfig({ DATABASE_URL: 'postgres://db.example/curio' })
+    assert.equal(config.platformDbUrl, 'postgres://db.example/curio')
+    assert.equal(config.directoryDbUrl, 'postgres://db.example/curio')
+  })
+
+  it('a per-service URL overrides DATABASE_URL for that service only', () => {
+    const platformOnly = loadConfig({
+      DATABASE_URL: 'postgres://shared.example/curio',
+      PLATFORM_DATABASE_URL: 'postgresql://platform.example/platform',
+    })
+    assert.equal(platformOnly.platformDbUrl, 'postgresql://platform.example/platform')
+    assert.equal(platformOnly.directoryDbUrl, 'postgres://shared.example/curio')
+
+    const directoryOnly = loadConfig({
+      DATABASE_URL: 'postgres://shared.example/curio',
+      DIRECTORY_DATABASE_URL: 'postgres://directory.example/directory',
+    })
+    assert.equal(directoryOnly.platformDbUrl, 'postgres://shared.example/curio')
+    assert.equal(directoryOnly.directoryDbUrl, 'postgres://directory.example/directory')
+  })
+
+  it('a per-service URL alone leaves the other service embedded', () => {
+    const config = loadConfig({ DIRECTORY_DATABASE_URL: 'postgres://directory.example/directory' })
+    assert.equal(config.platformDbUrl, undefined)
+    assert.equal(config.directoryDbUrl, 'postgres://directory.example/directory')
+  })
+})
+
+describe('configuration documentation does not drift', () => {
+  it('the generated table lists every setting once', () => {
+    const names = settingNames()
+    assert.ok(names.length > 40, `only ${names.length} settings parsed from configurationTable()`)
+    assert.equal(new Set(names).size, names.length)
+  })
+
+  it('README.md’s configuration table lists exactly the settings of configurationTable()', () => {
+    assert.ok(
+      existsSync(README),
+      'README.md is missing: add it with a configuration table generated by `npm run cli -- config docs`',
+    )
+    const rows = configurationRows(readFileSync(README, 'utf8'))
+    assert.ok(
+      rows,
+      `README.md has no configuration table (a table headed "${TABLE_HEADER}"): ` +
+        'paste the output of `npm run cli -- config docs`',
+    )
+    const documented = new Set(firstColumnNames(rows))
+    const settings = settingNames()
+    const missing = settings.filter((name) => !documented.has(name))
+    const stale = [...documented].filter((name) => !settings.includes(name))
+    assert.deepEqual(
+      { missing, stale },
+      { missing: [], stale: [] },
+      'README.md is out of date: regenerate its table with `npm run cli -- config docs`',
+    )
+  })
+
+  // CONTRACT.md lives outside the repository; where it is absent there is nothing to compare with.
+  if (existsSync(CONTRACT))
+    it('every setting named in CONTRACT.md’s Running section and settings table is a setting', () => {
+      const contract = readFileSync(CONTRACT, 'utf8')
+      const running = section(contract, 'Running').filter((line) => /^\s*-|^\s{2,}\S/.test(line))
+      const table = section(contract, 'Settings every deployment may need').filter((line) =>
+        line.startsWith('|'),
+      )
+      const named = new Set([...backtickedNames(running.join('\n')), ...backtickedNames(table.join('\n'))])
+      assert.ok(named.has('PLATFORM_PORT') && named.has('APP_URL'), 'CONTRACT.md parsing found too little')
+      const settings = new Set(settingNames())
+      assert.deepEqual(
+        [...named].filter((name) => !settings.has(name)),
+        [],
+      )
+    })
+})
+
+describe('the CLI on a configuration error', () => {
+  it('start with PLATFORM_PORT=abc exits 1 with one line naming the setting and no stack', async () => {
+    const main = fileURLToPath(new URL('../src/main.ts', import.meta.url))
+    const child = spawn(process.execPath, [main, 'start'], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', PLATFORM_PORT: 'abc', DATA_DIR: 'memory' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stderr = ''
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk
+    })
+    child.stdout.resume()
+    const killer = setTimeout(() => child.kill('SIGKILL'), 10_000)
+    const code = await new Promise<number | null>((resolve) =>
+      child.on('exit', (exitCode) => resolve(exitCode)),
+    )
+    clearTimeout(killer)
+
+    assert.equal(code, 1, `exit code ${code}, stderr: ${stderr}`)
+    const lines = stderr.split('\n').filter((line) => line !== '')
+    assert.equal(lines.length, 1, `expected one line on stderr, got:\n${stderr}`)
+    assert.match(lines[0]!, /PLATFORM_PORT/)
+    assert.doesNotMatch(stderr, /\n\s+at /)
+  })
+})

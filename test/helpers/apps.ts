@@ -1,0 +1,177 @@
+import { randomBytes } from 'node:crypto'
+import type { LightMyRequestResponse } from 'fastify'
+import type { Logger } from 'pino'
+import { loadConfig } from '../../src/config.ts'
+import { ensureAdmin } from '../../src/directory/admin/bootstrap.ts'
+import { buildDirectoryApp } from '../../src/directory/app.ts'
+import type { DirectoryGuards } from '../../src/directory/auth/guard.ts'
+import { SESSION_COOKIE } from '../../src/directory/auth/sessions.ts'
+import type { App } from '../../src/http/app.ts'
+import { createJobs, type Jobs } from '../../src/jobs/index.ts'
+import { createManualClock, type ManualClock } from '../../src/lib/clock.ts'
+import { createLogger } from '../../src/lib/logger.ts'
+import type { RateLimiter } from '../../src/lib/rate-limiter.ts'
+import { buildPlatformApp, type PlatformApp } from '../../src/platform/app.ts'
+import type { AuthGuard } from '../../src/platform/auth/guard.ts'
+import { createRateLimiterFor } from '../../src/runtime.ts'
+import { createTestDatabases, TEST_REDIS_URL, type TestDatabases } from './database.ts'
+
+export const APP_ORIGIN = 'http://localhost:3001'
+
+export interface HarnessOptions {
+  /** Settings as environment variables, over the test defaults. */
+  env?: Record<string, string | undefined>
+  log?: Logger
+}
+
+export interface PlatformHarnessOptions extends HarnessOptions {
+  /** Another harness's databases: two harnesses on one database stand for two instances. */
+  databases?: TestDatabases
+  /** Register routes on the app before it is ready (e.g. a probe behind the guard). */
+  extend?: (app: App, requireAuth: AuthGuard) => void
+}
+
+export interface DirectoryHarnessOptions extends HarnessOptions {
+  /** Another harness's databases: two harnesses on one database stand for two instances. */
+  databases?: TestDatabases
+  /** Register routes on the app before it is ready (e.g. a probe behind a guard). */
+  extend?: (app: App, guards: DirectoryGuards) => void
+  /** Redis key prefix of the rate limiter; harnesses given the same one share windows, as instances do. */
+  rateLimitPrefix?: string
+}
+
+interface Harness {
+  app: App
+  clock: ManualClock
+  databases: TestDatabases
+  jobs: Jobs
+  close(): Promise<void>
+}
+
+function testConfig(env: HarnessOptions['env'] = {}) {
+  return loadConfig({
+    DATA_DIR: 'memory',
+    LOG_LEVEL: 'silent',
+    ...(TEST_REDIS_URL ? { REDIS_URL: TEST_REDIS_URL } : {}),
+    ...env,
+  })
+}
+
+export interface PlatformHarness extends Harness {
+  events: PlatformApp['events']
+  activity: PlatformApp['activity']
+}
+
+export async function startPlatform(options: PlatformHarnessOptions = {}): Promise<PlatformHarness> {
+  const config = testConfig(options.env)
+  const log = options.log ?? createLogger('silent')
+  const clock = createManualClock()
+  const shared = options.databases
+  const databases = shared ?? (await createTestDatabases())
+  const jobs = createJobs({ database: databases.platform, log, pollingIntervalSeconds: 0.5 })
+  const { app, requireAuth, events, activity } = await buildPlatformApp({
+    config,
+    database: databases.platform,
+    clock,
+    log,
+    jobs,
+  })
+  options.extend?.(app, requireAuth)
+  await jobs.start()
+  await app.ready()
+  return {
+    app,
+    clock,
+    databases,
+    jobs,
+    events,
+    activity,
+    async close() {
+      await app.close()
+      await jobs.stop(2000)
+      if (!shared) await databases.close()
+    },
+  }
+}
+
+export interface DirectoryHarness extends Harness {
+  guards: DirectoryGuards
+  rateLimiter: RateLimiter
+  /** Makes an active admin and returns a signed-in session cookie for them. */
+  adminCookie(email?: string): Promise<string>
+}
+
+export async function startDirectory(options: DirectoryHarnessOptions = {}): Promise<DirectoryHarness> {
+  const config = testConfig(options.env)
+  const log = options.log ?? createLogger('silent')
+  const clock = createManualClock()
+  const shared = options.databases
+  const databases = shared ?? (await createTestDatabases())
+  const jobs = createJobs({ database: databases.directory, log, pollingIntervalSeconds: 0.5 })
+  // A run-unique prefix keeps parallel test files apart on a shared Redis.
+  const rateLimiter = await createRateLimiterFor(
+    config,
+    clock,
+    options.rateLimitPrefix ?? `curio-test:${randomBytes(6).toString('hex')}:`,
+  )
+  const { app, guards } = await buildDirectoryApp({
+    config,
+    database: databases.directory,
+    clock,
+    log,
+    jobs,
+    rateLimiter,
+  })
+  options.extend?.(app, guards)
+  await jobs.start()
+  await app.ready()
+  return {
+    app,
+    clock,
+    databases,
+    jobs,
+    guards,
+    rateLimiter,
+    async adminCookie(email = `admin-${randomBytes(4).toString('hex')}@example.com`) {
+      const password = 'admin-password-1'
+      await ensureAdmin({ db: databases.directory.db, clock }, email, password)
+      const res = await app.inject({
+        method: 'POST',
+        url: '/api/auth/signin',
+        payload: { email, password },
+        remoteAddress: randomAddress(),
+      })
+      return sessionCookie(res)
+    },
+    async close() {
+      await app.close()
+      await jobs.stop(2000)
+      await rateLimiter.close()
+      if (!shared) await databases.close()
+    },
+  }
+}
+
+/** Probe routes behind each directory guard, for tests of the guards themselves. */
+export function guardProbes(app: App, guards: DirectoryGuards) {
+  app.get('/test/session', { preHandler: guards.requireSession }, async () => ({ ok: true }))
+  app.get('/test/admin', { preHandler: guards.requireAdmin }, async () => ({ ok: true }))
+  app.get('/test/admin-401', { preHandler: guards.requireAdminOr401 }, async () => ({ ok: true }))
+}
+
+/** The `name=value` of the session cookie a response set, for the next request's Cookie header. */
+export function sessionCookie(res: LightMyRequestResponse): string {
+  const cookie = res.cookies.find((candidate) => candidate.name === SESSION_COOKIE)
+  if (!cookie?.value) throw new Error(`No session cookie in response ${res.statusCode}: ${res.body}`)
+  return `${SESSION_COOKIE}=${cookie.value}`
+}
+
+/** A distinct client address per call, so rate limits of one test do not leak into another. */
+export function randomAddress(): string {
+  const bytes = randomBytes(3)
+  return `10.${bytes[0]}.${bytes[1]}.${bytes[2]}`
+}
+
+export function uniqueEmail(prefix = 'user'): string {
+  return `${prefix}-${randomBytes(5).toString('hex')}@example.com`
+}

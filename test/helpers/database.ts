@@ -1,0 +1,100 @@
+import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import pg from 'pg'
+import { createPool, type DatabaseSource, type Databases, serviceDatabase } from '../../src/db/index.ts'
+import { createPglite } from '../../src/db/pglite.ts'
+import { databaseUrlWithName, ensurePgliteTemplate, ensurePostgresTemplate } from './template.ts'
+
+/** Set by `npm test` (and CI) to run the whole suite against a Postgres server. */
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL || undefined
+
+export interface TestDatabases extends Databases {
+  source: DatabaseSource
+  /** A connection URL for processes started by the test (Postgres only). */
+  url: string | undefined
+}
+
+async function createDatabaseFromTemplate(admin: pg.Client, name: string, template: string) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await admin.query(`create database "${name}" template "${template}"`)
+      return
+    } catch (error) {
+      // 55006: the template is briefly in use by a concurrent copy.
+      if ((error as { code?: string }).code !== '55006' || attempt > 20) throw error
+      await new Promise((resolve) => setTimeout(resolve, 100 + attempt * 50))
+    }
+  }
+}
+
+/** A fresh, migrated database for one test file: a copy of the run's template, dropped on close. */
+export async function createTestDatabases(): Promise<TestDatabases> {
+  if (!TEST_DATABASE_URL) {
+    const file = process.env.CURIO_TEST_PGLITE_TEMPLATE ?? (await ensurePgliteTemplate())
+    const pglite = await createPglite(undefined, { loadDataDir: new Blob([readFileSync(file)]) })
+    const source = { kind: 'pglite', pglite } as const
+    return {
+      source,
+      url: undefined,
+      platform: serviceDatabase('platform', source),
+      directory: serviceDatabase('directory', source),
+      close: async () => {
+        if (!pglite.closed) await pglite.close()
+      },
+    }
+  }
+  const template = process.env.CURIO_TEST_PG_TEMPLATE ?? (await ensurePostgresTemplate(TEST_DATABASE_URL))
+  const name = `curio_test_${randomBytes(6).toString('hex')}`
+  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL })
+  await admin.connect()
+  try {
+    await createDatabaseFromTemplate(admin, name, template)
+  } finally {
+    await admin.end()
+  }
+  const url = databaseUrlWithName(TEST_DATABASE_URL, name)
+  const pool = createPool(url, 5)
+  const source = { kind: 'postgres', pool, url } as const
+  let closed = false
+  return {
+    source,
+    url,
+    platform: serviceDatabase('platform', source),
+    directory: serviceDatabase('directory', source),
+    close: async () => {
+      if (closed) return
+      closed = true
+      await pool.end()
+      const dropper = new pg.Client({ connectionString: TEST_DATABASE_URL })
+      await dropper.connect()
+      await dropper.query(`drop database if exists "${name}" with (force)`).catch(() => {})
+      await dropper.end()
+    },
+  }
+}
+
+/** An empty database (no migrations) for tests of migration itself, and its URL when on Postgres. */
+export async function createEmptyDatabase(): Promise<{ source: DatabaseSource; close(): Promise<void> }> {
+  if (!TEST_DATABASE_URL) {
+    const pglite = await createPglite()
+    return { source: { kind: 'pglite', pglite }, close: () => pglite.close() }
+  }
+  const name = `curio_empty_${randomBytes(6).toString('hex')}`
+  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL })
+  await admin.connect()
+  await admin.query(`create database "${name}"`)
+  await admin.end()
+  const url = databaseUrlWithName(TEST_DATABASE_URL, name)
+  const pool = createPool(url, 5)
+  return {
+    source: { kind: 'postgres', pool, url },
+    close: async () => {
+      await pool.end()
+      const dropper = new pg.Client({ connectionString: TEST_DATABASE_URL })
+      await dropper.connect()
+      await dropper.query(`drop database if exists "${name}" with (force)`).catch(() => {})
+      await dropper.end()
+    },
+  }
+}

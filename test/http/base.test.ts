@@ -1,0 +1,283 @@
+import assert from 'node:assert/strict'
+import { Writable } from 'node:stream'
+import { after, before, describe, it } from 'node:test'
+import pino from 'pino'
+import { REDACTED_PATHS } from '../../src/lib/logger.ts'
+import {
+  APP_ORIGIN,
+  type DirectoryHarness,
+  randomAddress,
+  sessionCookie,
+  startDirectory,
+  startPlatform,
+  uniqueEmail,
+} from '../helpers/apps.ts'
+
+type PlatformHarness = Awaited<ReturnType<typeof startPlatform>>
+
+/** Every log line the apps write, as text. */
+const logLines: string[] = []
+const log = pino(
+  { level: 'debug', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } },
+  new Writable({
+    write(chunk, _encoding, done) {
+      logLines.push(String(chunk))
+      done()
+    },
+  }),
+)
+
+let platform: PlatformHarness
+let directory: DirectoryHarness
+
+before(async () => {
+  ;[platform, directory] = await Promise.all([
+    startPlatform({
+      log,
+      env: { BODY_LIMIT_BYTES: '4096' },
+      extend: (app) => {
+        app.get('/test/boom', { schema: { hide: true } }, async () => {
+          throw new Error('relation "platform.secret_table" does not exist at /srv/app.ts:12')
+        })
+      },
+    }),
+    startDirectory({
+      log,
+      env: { BODY_LIMIT_BYTES: '4096' },
+      extend: (app) => {
+        app.get('/test/boom', { schema: { hide: true } }, async () => {
+          throw new Error('duplicate key value violates unique constraint "users_email_unique"')
+        })
+      },
+    }),
+  ])
+})
+after(async () => {
+  await Promise.all([platform.close(), directory.close()])
+})
+
+const services = () =>
+  [
+    {
+      name: 'platform',
+      app: platform.app,
+      writePath: '/api/auth/register',
+      errorShape: (body: Record<string, unknown>) => {
+        assert.equal(typeof body.statusCode, 'number')
+        assert.equal(typeof body.error, 'string')
+        assert.equal(typeof body.message, 'string')
+        return body.message as string
+      },
+    },
+    {
+      name: 'directory',
+      app: directory.app,
+      writePath: '/api/auth/register',
+      errorShape: (body: Record<string, unknown>) => {
+        assert.equal(body.success, false)
+        assert.equal(typeof body.error, 'string')
+        return body.error as string
+      },
+    },
+  ] as const
+
+describe('shared HTTP behaviour of both services', () => {
+  for (const index of [0, 1] as const) {
+    const service = () => services()[index]
+    const label = index === 0 ? 'platform' : 'directory'
+
+    it(`${label}: /healthz and /readyz answer 200 {status:"ok"}`, async () => {
+      for (const url of ['/healthz', '/readyz']) {
+        const res = await service().app.inject(url)
+        assert.equal(res.statusCode, 200)
+        assert.deepEqual(res.json(), { status: 'ok' })
+      }
+    })
+
+    it(`${label}: an unknown route is 404 in the service's error shape`, async () => {
+      const res = await service().app.inject('/api/nope')
+      assert.equal(res.statusCode, 404)
+      assert.match(service().errorShape(res.json()), /not found/)
+    })
+
+    it(`${label}: malformed JSON is 400`, async () => {
+      const res = await service().app.inject({
+        method: 'POST',
+        url: service().writePath,
+        remoteAddress: randomAddress(),
+        headers: { 'content-type': 'application/json' },
+        payload: '{"email": "a@example.com",',
+      })
+      assert.equal(res.statusCode, 400)
+      assert.equal(service().errorShape(res.json()), 'Request body is not valid JSON')
+    })
+
+    it(`${label}: a body that is not JSON is 415`, async () => {
+      for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
+        const res = await service().app.inject({
+          method: 'POST',
+          url: service().writePath,
+          remoteAddress: randomAddress(),
+          headers: { 'content-type': type },
+          payload: 'email=a@example.com',
+        })
+        assert.equal(res.statusCode, 415, type)
+        service().errorShape(res.json())
+      }
+    })
+
+    it(`${label}: an oversized body is 413`, async () => {
+      const res = await service().app.inject({
+        method: 'POST',
+        url: service().writePath,
+        remoteAddress: randomAddress(),
+        payload: { email: uniqueEmail(), password: 'a good password', name: 'x'.repeat(5000) },
+      })
+      assert.equal(res.statusCode, 413)
+      assert.equal(service().errorShape(res.json()), 'Request body is too large')
+    })
+
+    it(`${label}: an unexpected error is a bare 500, with the details only in the log`, async () => {
+      const res = await service().app.inject('/test/boom')
+      assert.equal(res.statusCode, 500)
+      assert.equal(service().errorShape(res.json()), 'Internal server error')
+      assert.doesNotMatch(res.body, /relation|constraint|\.ts|stack/)
+      assert.ok(logLines.some((line) => line.includes('"level":50') && line.includes('/test/boom')))
+    })
+
+    it(`${label}: every answer carries a request id, and a sane incoming one is kept`, async () => {
+      const generated = await service().app.inject('/healthz')
+      assert.match(String(generated.headers['x-request-id']), /^[0-9a-f-]{36}$/)
+      const kept = await service().app.inject({
+        url: '/healthz',
+        headers: { 'x-request-id': 'trace-123.abc' },
+      })
+      assert.equal(kept.headers['x-request-id'], 'trace-123.abc')
+      const replaced = await service().app.inject({
+        url: '/healthz',
+        headers: { 'x-request-id': 'bad id\r\nwith newline' },
+      })
+      assert.match(String(replaced.headers['x-request-id']), /^[0-9a-f-]{36}$/)
+    })
+
+    it(`${label}: security headers are set`, async () => {
+      const res = await service().app.inject('/healthz')
+      assert.equal(res.headers['x-content-type-options'], 'nosniff')
+      assert.match(String(res.headers['content-security-policy']), /default-src 'none'/)
+      assert.match(String(res.headers['content-security-policy']), /frame-ancestors 'none'/)
+      assert.ok(res.headers['strict-transport-security'])
+      assert.equal(res.headers['referrer-policy'], 'no-referrer')
+      assert.equal(res.headers['x-powered-by'], undefined)
+    })
+
+    it(`${label}: /openapi.json is an OpenAPI 3.1 document describing every route`, async () => {
+      const res = await service().app.inject('/openapi.json')
+      assert.equal(res.statusCode, 200)
+      const document = res.json()
+      assert.equal(document.openapi, '3.1.0')
+      assert.ok(document.paths['/healthz'].get)
+      assert.ok(document.paths['/api/auth/register'].post.requestBody)
+      for (const [path, operations] of Object.entries(document.paths as Record<string, object>)) {
+        for (const [method, operation] of Object.entries(
+          operations as Record<string, Record<string, unknown>>,
+        )) {
+          assert.ok(operation.summary, `${method} ${path} has a summary`)
+          assert.ok(operation.description, `${method} ${path} has a description`)
+          assert.ok(operation.responses, `${method} ${path} documents its responses`)
+        }
+      }
+    })
+
+    it(`${label}: /docs serves the interactive reference`, async () => {
+      const res = await service().app.inject('/docs/')
+      assert.equal(res.statusCode, 200)
+      assert.match(String(res.headers['content-type']), /text\/html/)
+      assert.match(res.body, /swagger-ui/i)
+      const initializer = await service().app.inject('/docs/static/swagger-initializer.js')
+      assert.equal(initializer.statusCode, 200)
+      assert.match(initializer.body, /openapi\.json/)
+    })
+  }
+
+  it('platform: unknown body fields are stripped, not stored or echoed', async () => {
+    const res = await platform.app.inject({
+      method: 'POST',
+      url: '/api/auth/register',
+      payload: { email: uniqueEmail(), password: 'a good password', isAdmin: true, id: 'chosen-id' },
+    })
+    assert.equal(res.statusCode, 201)
+    assert.notEqual(res.json().user.id, 'chosen-id')
+    assert.equal(res.json().user.isAdmin, undefined)
+  })
+
+  it('directory: unknown body fields are stripped, so nobody registers as admin', async () => {
+    const res = await directory.app.inject({
+      method: 'POST',
+      url: '/api/auth/register',
+      remoteAddress: randomAddress(),
+      payload: {
+        email: uniqueEmail(),
+        password: 'a good password',
+        name: 'Mallory',
+        roleId: 'admin',
+        isAdmin: true,
+      },
+    })
+    assert.equal(res.statusCode, 201)
+    const me = await directory.app.inject({
+      url: '/api/current-user',
+      headers: { cookie: sessionCookie(res) },
+    })
+    assert.equal(me.json().isAdmin, false)
+  })
+
+  it('very long strings are refused with 400, never stored or crashed on', async () => {
+    const res = await platform.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email: `${'a'.repeat(3000)}@example.com`, password: 'x' },
+    })
+    assert.equal(res.statusCode, 400)
+    assert.equal(res.json().details[0].field, 'body.email')
+  })
+
+  it('readyz answers 503 once the database is gone', async () => {
+    const gone = await startPlatform({ log })
+    await gone.databases.close()
+    const res = await gone.app.inject('/readyz')
+    assert.equal(res.statusCode, 503)
+    assert.deepEqual(res.json(), { status: 'unavailable' })
+    await gone.app.close()
+    await gone.jobs.stop(1000).catch(() => {})
+  })
+
+  it('no password, token or cookie reaches the log', async () => {
+    const email = uniqueEmail()
+    const password = 'log-canary-password'
+    const registered = await platform.app.inject({
+      method: 'POST',
+      url: '/api/auth/register',
+      payload: { email, password },
+    })
+    const { accessToken, refreshToken } = registered.json()
+    await platform.app.inject({ url: '/api/auth/me', headers: { authorization: `Bearer ${accessToken}` } })
+    await platform.app.inject({ method: 'POST', url: '/api/auth/refresh', payload: { refreshToken } })
+    const signedUp = await directory.app.inject({
+      method: 'POST',
+      url: '/api/auth/register',
+      remoteAddress: randomAddress(),
+      payload: { email: uniqueEmail(), password, name: 'Canary' },
+    })
+    const cookie = sessionCookie(signedUp)
+    await directory.app.inject({
+      method: 'POST',
+      url: '/api/auth/signout',
+      headers: { cookie, origin: APP_ORIGIN },
+    })
+    const all = logLines.join('\n')
+    assert.ok(all.length > 0)
+    for (const secret of [password, accessToken, refreshToken, cookie.split('=')[1]!]) {
+      assert.ok(!all.includes(secret), 'a secret was logged')
+    }
+  })
+})

@@ -1,0 +1,286 @@
+import assert from 'node:assert/strict'
+import { randomUUID } from 'node:crypto'
+import { after, before, describe, mock, type TestContext, test } from 'node:test'
+import { Redis } from 'ioredis'
+import { createManualClock } from '../../src/lib/clock.ts'
+import {
+  createMemoryRateLimitStore,
+  createRateLimiter,
+  createRedisRateLimitStore,
+  PURGE_INTERVAL_MS,
+  type RateLimitResult,
+  type RateLimitStore,
+} from '../../src/lib/rate-limiter.ts'
+
+// Far from real time on purpose: the Redis store must not depend on the server's clock.
+const START = Date.UTC(2031, 0, 1)
+const SIGNIN = { limit: 5, windowMs: 15 * 60_000 }
+
+type StoreFactory = (t: TestContext) => Promise<RateLimitStore>
+
+function describeStoreBehaviour(name: string, makeStore: StoreFactory) {
+  describe(name, () => {
+    async function setup(t: TestContext) {
+      const clock = createManualClock(START)
+      const store = await makeStore(t)
+      const limiter = createRateLimiter({ store, clock })
+      t.after(() => limiter.close())
+      return { clock, store, limiter }
+    }
+
+    test('first request starts a window with remaining limit - 1', async (t) => {
+      const { limiter } = await setup(t)
+      assert.deepEqual(await limiter.check('ip:signin', SIGNIN), {
+        success: true,
+        limit: 5,
+        remaining: 4,
+        resetTime: START + SIGNIN.windowMs,
+      })
+    })
+
+    test('requests up to the limit succeed, the next is denied with retryAfter rounded up', async (t) => {
+      const { clock, limiter } = await setup(t)
+      for (let expected = 4; expected >= 0; expected--) {
+        const result = await limiter.check('ip:signin', SIGNIN)
+        assert.equal(result.success, true)
+        assert.equal(result.remaining, expected)
+      }
+      const resetTime = START + SIGNIN.windowMs
+      assert.deepEqual(await limiter.check('ip:signin', SIGNIN), {
+        success: false,
+        limit: 5,
+        remaining: 0,
+        resetTime,
+        retryAfter: 900,
+      })
+      clock.advance(1)
+      assert.equal(await retryAfterOf(limiter.check('ip:signin', SIGNIN)), 900)
+      clock.advance(899_001) // 998 ms left
+      assert.equal(await retryAfterOf(limiter.check('ip:signin', SIGNIN)), 1)
+      clock.advance(997) // 1 ms left
+      assert.equal(await retryAfterOf(limiter.check('ip:signin', SIGNIN)), 1)
+    })
+
+    test('denied requests neither count nor extend the window', async (t) => {
+      const { clock, store, limiter } = await setup(t)
+      for (let i = 0; i < 5; i++) await limiter.check('ip:signin', SIGNIN)
+      for (let i = 0; i < 3; i++) {
+        clock.advance(60_000)
+        const denied = await limiter.check('ip:signin', SIGNIN)
+        assert.equal(denied.success, false)
+        assert.equal(denied.resetTime, START + SIGNIN.windowMs)
+      }
+      assert.deepEqual(await store.peek('ip:signin', clock.nowMs()), {
+        count: 5,
+        resetTime: START + SIGNIN.windowMs,
+      })
+    })
+
+    test('a request at resetTime exactly starts a new window', async (t) => {
+      const { clock, limiter } = await setup(t)
+      for (let i = 0; i < 6; i++) await limiter.check('ip:signin', SIGNIN)
+      clock.advance(SIGNIN.windowMs - 1)
+      assert.equal((await limiter.check('ip:signin', SIGNIN)).success, false)
+      clock.advance(1)
+      assert.deepEqual(await limiter.check('ip:signin', SIGNIN), {
+        success: true,
+        limit: 5,
+        remaining: 4,
+        resetTime: START + 2 * SIGNIN.windowMs,
+      })
+    })
+
+    test('status reads the window without counting', async (t) => {
+      const { limiter } = await setup(t)
+      await limiter.check('ip:signin', SIGNIN)
+      await limiter.check('ip:signin', SIGNIN)
+      const expected = { remaining: 3, resetTime: START + SIGNIN.windowMs }
+      assert.deepEqual(await limiter.status('ip:signin', SIGNIN), expected)
+      assert.deepEqual(await limiter.status('ip:signin', SIGNIN), expected)
+      assert.equal((await limiter.check('ip:signin', SIGNIN)).remaining, 2)
+    })
+
+    test('status without a live window has full remaining and null resetTime', async (t) => {
+      const { clock, limiter } = await setup(t)
+      assert.deepEqual(await limiter.status('ip:signin', SIGNIN), { remaining: 5, resetTime: null })
+      await limiter.check('ip:signin', SIGNIN)
+      clock.advance(SIGNIN.windowMs)
+      assert.deepEqual(await limiter.status('ip:signin', SIGNIN), { remaining: 5, resetTime: null })
+    })
+
+    test('status of an exhausted window has remaining 0', async (t) => {
+      const { limiter } = await setup(t)
+      for (let i = 0; i < 7; i++) await limiter.check('ip:signin', SIGNIN)
+      assert.deepEqual(await limiter.status('ip:signin', SIGNIN), {
+        remaining: 0,
+        resetTime: START + SIGNIN.windowMs,
+      })
+    })
+
+    test('reset clears a key so the next request starts a new window', async (t) => {
+      const { clock, limiter } = await setup(t)
+      for (let i = 0; i < 6; i++) await limiter.check('ip:signin', SIGNIN)
+      clock.advance(1000)
+      await limiter.reset('ip:signin')
+      assert.deepEqual(await limiter.status('ip:signin', SIGNIN), { remaining: 5, resetTime: null })
+      const result = await limiter.check('ip:signin', SIGNIN)
+      assert.equal(result.success, true)
+      assert.equal(result.remaining, 4)
+      assert.equal(result.resetTime, START + 1000 + SIGNIN.windowMs)
+    })
+
+    test('keys are counted independently', async (t) => {
+      const { limiter } = await setup(t)
+      const comments = { limit: 2, windowMs: 60_000 }
+      await limiter.check('1.1.1.1:comments', comments)
+      await limiter.check('1.1.1.1:comments', comments)
+      assert.equal((await limiter.check('1.1.1.1:comments', comments)).success, false)
+      const other = await limiter.check('2.2.2.2:comments', comments)
+      assert.equal(other.success, true)
+      assert.equal(other.remaining, 1)
+      assert.equal((await limiter.check('1.1.1.1:signin', SIGNIN)).remaining, 4)
+    })
+
+    test('purge keeps live windows and leaves expired ones absent', async (t) => {
+      const { clock, limiter } = await setup(t)
+      await limiter.check('short', { limit: 3, windowMs: 60_000 })
+      await limiter.check('long', SIGNIN)
+      clock.advance(60_000)
+      await limiter.purge()
+      assert.deepEqual(await limiter.status('short', { limit: 3, windowMs: 60_000 }), {
+        remaining: 3,
+        resetTime: null,
+      })
+      assert.deepEqual(await limiter.status('long', SIGNIN), {
+        remaining: 4,
+        resetTime: START + SIGNIN.windowMs,
+      })
+    })
+  })
+}
+
+async function retryAfterOf(pending: Promise<RateLimitResult>) {
+  const result = await pending
+  assert.equal(result.success, false)
+  return result.retryAfter
+}
+
+describeStoreBehaviour('memory rate-limit store', async () => createMemoryRateLimitStore())
+
+describe('memory rate-limit store purging', () => {
+  test('purge removes only windows whose resetTime has passed', async () => {
+    const store = createMemoryRateLimitStore()
+    await store.hit('a', { limit: 5, windowMs: 1000 }, START)
+    await store.hit('b', { limit: 5, windowMs: 2000 }, START)
+    await store.hit('c', { limit: 5, windowMs: 3000 }, START)
+    assert.equal(await store.purge(START + 999), 0)
+    assert.equal(await store.purge(START + 2000), 2)
+    assert.equal(store.size(), 1)
+    assert.deepEqual(await store.peek('c', START + 2000), { count: 1, resetTime: START + 3000 })
+  })
+
+  test('the limiter purges expired windows every 5 minutes', async (t) => {
+    mock.timers.enable({ apis: ['setInterval'] })
+    t.after(() => mock.timers.reset())
+    const clock = createManualClock(START)
+    const store = createMemoryRateLimitStore()
+    const limiter = createRateLimiter({ store, clock })
+    t.after(() => limiter.close())
+    await limiter.check('expires', { limit: 5, windowMs: 60_000 })
+    await limiter.check('stays', { limit: 5, windowMs: 10 * 60_000 })
+    clock.advance(PURGE_INTERVAL_MS)
+    mock.timers.tick(PURGE_INTERVAL_MS - 1)
+    assert.equal(store.size(), 2)
+    mock.timers.tick(1)
+    await new Promise((resolve) => setImmediate(resolve))
+    assert.equal(store.size(), 1)
+    assert.notEqual(await store.peek('stays', clock.nowMs()), null)
+  })
+
+  test('close stops the purge timer', async (t) => {
+    mock.timers.enable({ apis: ['setInterval'] })
+    t.after(() => mock.timers.reset())
+    const clock = createManualClock(START)
+    const store = createMemoryRateLimitStore()
+    const purge = mock.method(store, 'purge')
+    const limiter = createRateLimiter({ store, clock })
+    await limiter.close()
+    mock.timers.tick(3 * PURGE_INTERVAL_MS)
+    assert.equal(purge.mock.callCount(), 0)
+  })
+})
+
+const redisUrl = process.env.TEST_REDIS_URL
+
+if (redisUrl) {
+  let redis: Redis
+  before(() => {
+    redis = new Redis(redisUrl)
+  })
+  after(() => redis.quit())
+
+  async function deleteKeys(prefix: string) {
+    const keys = await redis.keys(`${prefix}*`)
+    if (keys.length > 0) await redis.del(...keys)
+  }
+
+  function uniquePrefix(t: TestContext) {
+    const prefix = `curio:test:rl:${randomUUID()}:`
+    t.after(() => deleteKeys(prefix))
+    return prefix
+  }
+
+  describeStoreBehaviour('redis rate-limit store', async (t) =>
+    createRedisRateLimitStore(redis, { prefix: uniquePrefix(t) }),
+  )
+
+  describe('redis rate-limit store across instances', () => {
+    test('two limiters on separate connections share one window', async (t) => {
+      const prefix = uniquePrefix(t)
+      const clock = createManualClock(START)
+      const a = createRateLimiter({
+        store: createRedisRateLimitStore(new Redis(redisUrl), { prefix, ownsConnection: true }),
+        clock,
+      })
+      const b = createRateLimiter({
+        store: createRedisRateLimitStore(new Redis(redisUrl), { prefix, ownsConnection: true }),
+        clock,
+      })
+      t.after(async () => {
+        await a.close()
+        await b.close()
+      })
+      for (let expected = 4; expected >= 2; expected--) {
+        assert.equal((await a.check('ip:signin', SIGNIN)).remaining, expected)
+      }
+      assert.deepEqual(await b.check('ip:signin', SIGNIN), {
+        success: true,
+        limit: 5,
+        remaining: 1,
+        resetTime: START + SIGNIN.windowMs,
+      })
+      assert.equal((await b.check('ip:signin', SIGNIN)).remaining, 0)
+      assert.equal((await b.check('ip:signin', SIGNIN)).success, false)
+      assert.deepEqual(await a.status('ip:signin', SIGNIN), {
+        remaining: 0,
+        resetTime: START + SIGNIN.windowMs,
+      })
+    })
+
+    test('windows carry a relative TTL and purge is a no-op', async (t) => {
+      const prefix = uniquePrefix(t)
+      const store = createRedisRateLimitStore(redis, { prefix })
+      await store.hit('ip:signin', SIGNIN, START)
+      const ttl = await redis.pttl(`${prefix}ip:signin`)
+      assert.ok(ttl > 0 && ttl <= SIGNIN.windowMs, `ttl ${ttl}`)
+      assert.equal(await store.purge(START + SIGNIN.windowMs), 0)
+    })
+
+    test('default prefix is curio:rl:', async (t) => {
+      const key = `${randomUUID()}:signin`
+      t.after(() => redis.del(`curio:rl:${key}`))
+      await createRedisRateLimitStore(redis).hit(key, SIGNIN, START)
+      assert.equal(await redis.exists(`curio:rl:${key}`), 1)
+    })
+  })
+}

@@ -1,0 +1,616 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { and, eq } from 'drizzle-orm'
+import type { LightMyRequestResponse } from 'fastify'
+import { activityLog } from '../../src/platform/activity-log/tables.ts'
+import type { EventOf } from '../../src/platform/events.ts'
+import { workMembers } from '../../src/platform/works/tables.ts'
+import { type PlatformHarness, startPlatform, uniqueEmail } from '../helpers/apps.ts'
+
+let h: PlatformHarness
+const workCreated: EventOf<'WorkCreated'>[] = []
+const memberInvited: EventOf<'MemberInvited'>[] = []
+
+before(async () => {
+  h = await startPlatform()
+  h.events.on('WorkCreated', (event) => {
+    workCreated.push(event)
+  })
+  h.events.on('MemberInvited', (event) => {
+    memberInvited.push(event)
+  })
+})
+after(() => h.close())
+
+const PASSWORD = 'a good password'
+const MISSING_ID = '00000000-0000-4000-8000-000000000000'
+
+interface Account {
+  id: string
+  email: string
+  token: string
+}
+
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE'
+
+async function account(): Promise<Account> {
+  const email = uniqueEmail('works')
+  const registered = await h.app.inject({
+    method: 'POST',
+    url: '/api/auth/register',
+    payload: { email, password: PASSWORD },
+  })
+  assert.equal(registered.statusCode, 201, registered.body)
+  const login = await h.app.inject({
+    method: 'POST',
+    url: '/api/auth/login',
+    payload: { email, password: PASSWORD },
+  })
+  assert.equal(login.statusCode, 200, login.body)
+  return { id: login.json().user.id, email, token: login.json().accessToken }
+}
+
+function call(who: Account | null, method: Method, url: string, payload?: object) {
+  return h.app.inject({
+    method,
+    url,
+    headers: { ...(who ? { authorization: `Bearer ${who.token}` } : {}), 'user-agent': 'works-test' },
+    ...(payload === undefined ? {} : { payload }),
+  })
+}
+
+async function createWork(owner: Account, body: object) {
+  const res = await call(owner, 'POST', '/api/works', body)
+  assert.equal(res.statusCode, 201, res.body)
+  return res.json()
+}
+
+async function share(owner: Account, workId: string, member: Account, role: 'editor' | 'viewer') {
+  const res = await call(owner, 'POST', `/api/works/${workId}/members`, { email: member.email, role })
+  assert.equal(res.statusCode, 201, res.body)
+  return res.json()
+}
+
+function assertError(res: LightMyRequestResponse, status: number, code: string) {
+  assert.equal(res.statusCode, status, res.body)
+  assert.equal(res.json().code, code, res.body)
+}
+
+/** A work owned by a fresh account, shared with a fresh editor and viewer. */
+async function sharedWork() {
+  const owner = await account()
+  const editor = await account()
+  const viewer = await account()
+  const work = await createWork(owner, { name: 'Shared Guide' })
+  await share(owner, work.id, editor, 'editor')
+  // Joins in one clock tick would tie; members are listed in the order they joined.
+  h.clock.advance(1)
+  await share(owner, work.id, viewer, 'viewer')
+  return { owner, editor, viewer, work }
+}
+
+describe('platform works: happy path', () => {
+  it('create without a slug derives it from the name, diacritics stripped', async () => {
+    const owner = await account()
+    const res = await call(owner, 'POST', '/api/works', {
+      name: '  Café Guide ',
+      description: 'Lisbon cafés',
+    })
+    assert.equal(res.statusCode, 201, res.body)
+    const work = res.json()
+    assert.deepEqual(Object.keys(work).sort(), [
+      'createdAt',
+      'description',
+      'generateStatus',
+      'id',
+      'name',
+      'ownerId',
+      'role',
+      'slug',
+      'updatedAt',
+    ])
+    assert.equal(work.slug, 'cafe-guide')
+    assert.equal(work.name, 'Café Guide')
+    assert.equal(work.description, 'Lisbon cafés')
+    assert.equal(work.ownerId, owner.id)
+    assert.equal(work.role, 'owner')
+    assert.deepEqual(work.generateStatus, { status: 'IDLE', itemsCount: 0, recentLogs: [] })
+    assert.equal(work.createdAt, work.updatedAt)
+    assert.ok(!Number.isNaN(Date.parse(work.createdAt)))
+  })
+
+  it('a derived slug the owner already uses gets -2, then -3', async () => {
+    const owner = await account()
+    assert.equal((await createWork(owner, { name: 'Café Guide' })).slug, 'cafe-guide')
+    assert.equal((await createWork(owner, { name: 'Cafe guide' })).slug, 'cafe-guide-2')
+    assert.equal((await createWork(owner, { name: 'CAFÉ GUIDE!' })).slug, 'cafe-guide-3')
+  })
+
+  it('create with an explicit slug keeps it, and a missing description is null', async () => {
+    const owner = await account()
+    const work = await createWork(owner, { name: 'Tools', slug: 'my-tools-2025' })
+    assert.equal(work.slug, 'my-tools-2025')
+    assert.equal(work.description, null)
+  })
+
+  it('two owners may use the same slug', async () => {
+    const first = await createWork(await account(), { name: 'Same', slug: 'same-slug' })
+    const second = await createWork(await account(), { name: 'Same', slug: 'same-slug' })
+    assert.equal(first.slug, second.slug)
+    assert.notEqual(first.id, second.id)
+  })
+
+  it('a name without usable characters gets a random work- slug', async () => {
+    const owner = await account()
+    assert.match((await createWork(owner, { name: '東京' })).slug, /^work-[0-9a-f]{6}$/)
+    assert.match((await createWork(owner, { name: 'X' })).slug, /^work-[0-9a-f]{6}$/)
+  })
+
+  it('a long name gives a 63-character slug, and its numbered variant still fits', async () => {
+    const owner = await account()
+    const name = 'word '.repeat(20).trim()
+    const first = await createWork(owner, { name })
+    const second = await createWork(owner, { name })
+    assert.equal(first.slug.length, 63)
+    assert.ok(second.slug.length <= 63)
+    assert.match(second.slug, /^word-.*[a-z]-2$/)
+  })
+
+  it('list answers owned and shared works, newest first, each with the caller’s role', async () => {
+    const me = await account()
+    const other = await account()
+    const own = await createWork(me, { name: 'Mine' })
+    h.clock.advance(1000)
+    const theirs = await createWork(other, { name: 'Theirs' })
+    await share(other, theirs.id, me, 'viewer')
+    h.clock.advance(1000)
+    const newest = await createWork(me, { name: 'Mine newer' })
+    await createWork(other, { name: 'Not shared' })
+
+    const res = await call(me, 'GET', '/api/works')
+    assert.equal(res.statusCode, 200)
+    const works = res.json().works
+    assert.deepEqual(
+      works.map((work: { id: string; role: string }) => [work.id, work.role]),
+      [
+        [newest.id, 'owner'],
+        [theirs.id, 'viewer'],
+        [own.id, 'owner'],
+      ],
+    )
+  })
+
+  it('get answers the work with the caller’s role', async () => {
+    const { owner, editor, viewer, work } = await sharedWork()
+    for (const [who, role] of [
+      [owner, 'owner'],
+      [editor, 'editor'],
+      [viewer, 'viewer'],
+    ] as const) {
+      const res = await call(who, 'GET', `/api/works/${work.id}`)
+      assert.equal(res.statusCode, 200)
+      assert.equal(res.json().role, role)
+      assert.equal(res.json().id, work.id)
+    }
+  })
+
+  it('patch changes name and description and records work.updated', async () => {
+    const owner = await account()
+    const work = await createWork(owner, { name: 'Before', description: 'old' })
+    h.clock.advance(1000)
+    const res = await call(owner, 'PATCH', `/api/works/${work.id}`, { name: ' After ', description: 'new' })
+    assert.equal(res.statusCode, 200, res.body)
+    const updated = res.json()
+    assert.equal(updated.name, 'After')
+    assert.equal(updated.description, 'new')
+    assert.equal(updated.slug, work.slug)
+    assert.ok(Date.parse(updated.updatedAt) > Date.parse(work.updatedAt))
+    assert.equal((await call(owner, 'GET', `/api/works/${work.id}`)).json().name, 'After')
+
+    const rows = await h.databases.platform.db
+      .select()
+      .from(activityLog)
+      .where(and(eq(activityLog.userId, owner.id), eq(activityLog.action, 'work.updated')))
+    assert.equal(rows.length, 1)
+    assert.equal(rows[0]!.workId, work.id)
+    assert.equal(rows[0]!.actionType, 'work_updated')
+    assert.equal(rows[0]!.status, 'completed')
+    assert.equal(rows[0]!.summary, 'Updated work "After"')
+    assert.deepEqual(rows[0]!.details, { changes: ['name', 'description'] })
+    assert.equal(rows[0]!.userAgent, 'works-test')
+  })
+
+  it('patch with description null clears it', async () => {
+    const owner = await account()
+    const work = await createWork(owner, { name: 'Described', description: 'something' })
+    const res = await call(owner, 'PATCH', `/api/works/${work.id}`, { description: null })
+    assert.equal(res.statusCode, 200, res.body)
+    assert.equal(res.json().description, null)
+    assert.equal(res.json().name, 'Described')
+  })
+
+  it('delete answers 204, the work is gone and its activity stays with workId null', async () => {
+    const { owner, viewer, work } = await sharedWork()
+    await call(owner, 'PATCH', `/api/works/${work.id}`, { name: 'Renamed' })
+    const res = await call(owner, 'DELETE', `/api/works/${work.id}`)
+    assert.equal(res.statusCode, 204)
+    assert.equal(res.body, '')
+    assertError(await call(owner, 'GET', `/api/works/${work.id}`), 404, 'WORK_NOT_FOUND')
+    assertError(await call(viewer, 'GET', `/api/works/${work.id}`), 404, 'WORK_NOT_FOUND')
+    assert.equal((await call(owner, 'GET', '/api/works')).json().works.length, 0)
+
+    const db = h.databases.platform.db
+    assert.equal((await db.select().from(workMembers).where(eq(workMembers.workId, work.id))).length, 0)
+    const rows = await db.select().from(activityLog).where(eq(activityLog.userId, owner.id))
+    const deleted = rows.find((row) => row.action === 'work.deleted')
+    assert.ok(deleted, 'a work.deleted entry')
+    assert.equal(deleted.workId, null)
+    assert.equal(deleted.actionType, 'work_deleted')
+    assert.equal(deleted.status, 'completed')
+    assert.equal(deleted.summary, 'Deleted work "Renamed"')
+    assert.deepEqual(deleted.details, { workId: work.id, slug: work.slug })
+    const updated = rows.find((row) => row.action === 'work.updated')
+    assert.ok(updated, 'the work.updated entry is kept')
+    assert.equal(updated.workId, null)
+    assert.ok(rows.every((row) => row.workId === null))
+  })
+
+  it('members list the owner first, then members in the order they joined', async () => {
+    const { owner, editor, viewer, work } = await sharedWork()
+    for (const who of [owner, editor, viewer]) {
+      const res = await call(who, 'GET', `/api/works/${work.id}/members`)
+      assert.equal(res.statusCode, 200)
+      assert.deepEqual(res.json(), {
+        members: [
+          { userId: owner.id, email: owner.email, role: 'owner' },
+          { userId: editor.id, email: editor.email, role: 'editor' },
+          { userId: viewer.id, email: viewer.email, role: 'viewer' },
+        ],
+      })
+    }
+  })
+
+  it('adding a member by email in any case answers 201 and grants access', async () => {
+    const owner = await account()
+    const member = await account()
+    const work = await createWork(owner, { name: 'Invite Me' })
+    const res = await call(owner, 'POST', `/api/works/${work.id}/members`, {
+      email: `  ${member.email.toUpperCase()} `,
+      role: 'editor',
+    })
+    assert.equal(res.statusCode, 201, res.body)
+    assert.deepEqual(res.json(), { userId: member.id, email: member.email, role: 'editor' })
+    const seen = await call(member, 'GET', `/api/works/${work.id}`)
+    assert.equal(seen.statusCode, 200)
+    assert.equal(seen.json().role, 'editor')
+  })
+
+  it('removing a member answers 204 and they lose access (404)', async () => {
+    const { owner, editor, work } = await sharedWork()
+    const res = await call(owner, 'DELETE', `/api/works/${work.id}/members/${editor.id}`)
+    assert.equal(res.statusCode, 204)
+    assert.equal(res.body, '')
+    assertError(await call(editor, 'GET', `/api/works/${work.id}`), 404, 'WORK_NOT_FOUND')
+    assertError(await call(editor, 'PATCH', `/api/works/${work.id}`, { name: 'x' }), 404, 'WORK_NOT_FOUND')
+    assert.equal((await call(editor, 'GET', '/api/works')).json().works.length, 0)
+    const members = (await call(owner, 'GET', `/api/works/${work.id}/members`)).json().members
+    assert.ok(!members.some((member: { userId: string }) => member.userId === editor.id))
+  })
+
+  it('an editor may change the work', async () => {
+    const { editor, work } = await sharedWork()
+    const res = await call(editor, 'PATCH', `/api/works/${work.id}`, { name: 'Edited' })
+    assert.equal(res.statusCode, 200, res.body)
+    assert.equal(res.json().name, 'Edited')
+    assert.equal(res.json().role, 'editor')
+  })
+
+  it('creating a work emits WorkCreated with the request context', async () => {
+    const owner = await account()
+    const work = await createWork(owner, { name: 'Evented' })
+    const event = workCreated.find((candidate) => candidate.workId === work.id)
+    assert.ok(event, 'WorkCreated emitted')
+    assert.equal(event.userId, owner.id)
+    assert.equal(event.workName, 'Evented')
+    assert.equal(event.context?.userAgent, 'works-test')
+    assert.equal(typeof event.context?.ipAddress, 'string')
+  })
+
+  it('adding a member emits MemberInvited for the owner', async () => {
+    const owner = await account()
+    const member = await account()
+    const work = await createWork(owner, { name: 'Invites' })
+    await share(owner, work.id, member, 'viewer')
+    const events = memberInvited.filter((candidate) => candidate.workId === work.id)
+    assert.equal(events.length, 1)
+    assert.equal(events[0]!.userId, owner.id)
+    assert.equal(events[0]!.workName, 'Invites')
+    assert.equal(events[0]!.inviteeEmail, member.email)
+    assert.equal(events[0]!.role, 'viewer')
+    assert.equal(events[0]!.context?.userAgent, 'works-test')
+  })
+})
+
+describe('platform works: errors', () => {
+  it('an explicit slug the owner already uses is 409 SLUG_TAKEN', async () => {
+    const owner = await account()
+    await createWork(owner, { name: 'One', slug: 'taken' })
+    const res = await call(owner, 'POST', '/api/works', { name: 'Two', slug: 'taken' })
+    assertError(res, 409, 'SLUG_TAKEN')
+    assert.equal((await call(owner, 'GET', '/api/works')).json().works.length, 1)
+  })
+
+  for (const [label, name] of [
+    ['an empty name', ''],
+    ['a blank name', '   '],
+    ['a 101-character name', 'n'.repeat(101)],
+  ] as const) {
+    it(`create with ${label} is 400 naming body.name`, async () => {
+      const res = await call(await account(), 'POST', '/api/works', { name })
+      assertError(res, 400, 'VALIDATION_ERROR')
+      assert.equal(res.json().details[0].field, 'body.name')
+    })
+  }
+
+  it('create without a name is 400', async () => {
+    assertError(
+      await call(await account(), 'POST', '/api/works', { slug: 'no-name' }),
+      400,
+      'VALIDATION_ERROR',
+    )
+  })
+
+  it('a 100-character name is accepted', async () => {
+    const work = await createWork(await account(), { name: 'n'.repeat(100) })
+    assert.equal(work.name.length, 100)
+  })
+
+  for (const slug of ['a', 'Upper-case', '-leading', 'under_score', 'sp ace', 'café', 's'.repeat(64)]) {
+    it(`slug ${JSON.stringify(slug.length > 20 ? `${slug.slice(0, 8)}…(${slug.length})` : slug)} is 400`, async () => {
+      const res = await call(await account(), 'POST', '/api/works', { name: 'Slugged', slug })
+      assertError(res, 400, 'VALIDATION_ERROR')
+      assert.equal(res.json().details[0].field, 'body.slug')
+    })
+  }
+
+  it('slugs of 2 and 63 characters are accepted', async () => {
+    const owner = await account()
+    assert.equal((await createWork(owner, { name: 'Short', slug: 'a1' })).slug, 'a1')
+    assert.equal((await createWork(owner, { name: 'Long', slug: 's'.repeat(63) })).slug, 's'.repeat(63))
+  })
+
+  it('a description over 2000 characters is 400', async () => {
+    const owner = await account()
+    const res = await call(owner, 'POST', '/api/works', { name: 'Wordy', description: 'd'.repeat(2001) })
+    assertError(res, 400, 'VALIDATION_ERROR')
+    const work = await createWork(owner, { name: 'Wordy' })
+    const patch = await call(owner, 'PATCH', `/api/works/${work.id}`, { description: 'd'.repeat(2001) })
+    assertError(patch, 400, 'VALIDATION_ERROR')
+  })
+
+  it('patch with a blank or too long name is 400 and changes nothing', async () => {
+    const owner = await account()
+    const work = await createWork(owner, { name: 'Keep' })
+    assertError(await call(owner, 'PATCH', `/api/works/${work.id}`, { name: '  ' }), 400, 'VALIDATION_ERROR')
+    assertError(
+      await call(owner, 'PATCH', `/api/works/${work.id}`, { name: 'n'.repeat(101) }),
+      400,
+      'VALIDATION_ERROR',
+    )
+    assert.equal((await call(owner, 'GET', `/api/works/${work.id}`)).json().name, 'Keep')
+  })
+
+  it('a viewer may read but not change, delete or share the work (403)', async () => {
+    const { owner, viewer, work } = await sharedWork()
+    assert.equal((await call(viewer, 'GET', `/api/works/${work.id}`)).statusCode, 200)
+    assert.equal((await call(viewer, 'GET', `/api/works/${work.id}/members`)).statusCode, 200)
+    assertError(
+      await call(viewer, 'PATCH', `/api/works/${work.id}`, { name: 'x' }),
+      403,
+      'WORK_EDIT_FORBIDDEN',
+    )
+    assertError(await call(viewer, 'DELETE', `/api/works/${work.id}`), 403, 'WORK_OWNER_REQUIRED')
+    const outsider = await account()
+    assertError(
+      await call(viewer, 'POST', `/api/works/${work.id}/members`, { email: outsider.email, role: 'viewer' }),
+      403,
+      'WORK_OWNER_REQUIRED',
+    )
+    assertError(
+      await call(viewer, 'DELETE', `/api/works/${work.id}/members/${owner.id}`),
+      403,
+      'WORK_OWNER_REQUIRED',
+    )
+    assert.equal((await call(owner, 'GET', `/api/works/${work.id}`)).json().name, 'Shared Guide')
+  })
+
+  it('an editor may not delete the work, add or remove members (403)', async () => {
+    const { owner, editor, viewer, work } = await sharedWork()
+    assertError(await call(editor, 'DELETE', `/api/works/${work.id}`), 403, 'WORK_OWNER_REQUIRED')
+    const outsider = await account()
+    assertError(
+      await call(editor, 'POST', `/api/works/${work.id}/members`, { email: outsider.email, role: 'viewer' }),
+      403,
+      'WORK_OWNER_REQUIRED',
+    )
+    assertError(
+      await call(editor, 'DELETE', `/api/works/${work.id}/members/${viewer.id}`),
+      403,
+      'WORK_OWNER_REQUIRED',
+    )
+    assert.equal((await call(owner, 'GET', `/api/works/${work.id}`)).statusCode, 200)
+    assert.equal((await call(viewer, 'GET', `/api/works/${work.id}`)).statusCode, 200)
+  })
+
+  it('adding an email without an account is 404 USER_NOT_FOUND', async () => {
+    const owner = await account()
+    const work = await createWork(owner, { name: 'Lonely' })
+    const res = await call(owner, 'POST', `/api/works/${work.id}/members`, {
+      email: uniqueEmail(),
+      role: 'viewer',
+    })
+    assertError(res, 404, 'USER_NOT_FOUND')
+    assert.equal(res.json().message, 'No account with this email')
+  })
+
+  it('adding the owner is 400 ALREADY_OWNER', async () => {
+    const owner = await account()
+    const work = await createWork(owner, { name: 'Mine alone' })
+    const res = await call(owner, 'POST', `/api/works/${work.id}/members`, {
+      email: owner.email,
+      role: 'editor',
+    })
+    assertError(res, 400, 'ALREADY_OWNER')
+  })
+
+  it('adding an existing member again is 409 ALREADY_MEMBER and keeps their role', async () => {
+    const { owner, viewer, work } = await sharedWork()
+    const res = await call(owner, 'POST', `/api/works/${work.id}/members`, {
+      email: viewer.email,
+      role: 'editor',
+    })
+    assertError(res, 409, 'ALREADY_MEMBER')
+    assert.equal((await call(viewer, 'GET', `/api/works/${work.id}`)).json().role, 'viewer')
+  })
+
+  it('a role other than editor or viewer is 400', async () => {
+    const owner = await account()
+    const member = await account()
+    const work = await createWork(owner, { name: 'Roles' })
+    for (const role of ['owner', 'admin', '']) {
+      const res = await call(owner, 'POST', `/api/works/${work.id}/members`, { email: member.email, role })
+      assertError(res, 400, 'VALIDATION_ERROR')
+    }
+  })
+
+  it('removing someone who is not a member is 404 MEMBER_NOT_FOUND', async () => {
+    const owner = await account()
+    const stranger = await account()
+    const work = await createWork(owner, { name: 'Members' })
+    for (const userId of [stranger.id, owner.id, MISSING_ID, 'not-a-uuid']) {
+      assertError(
+        await call(owner, 'DELETE', `/api/works/${work.id}/members/${userId}`),
+        404,
+        'MEMBER_NOT_FOUND',
+      )
+    }
+  })
+
+  it('an unknown work is 404 WORK_NOT_FOUND', async () => {
+    const owner = await account()
+    assertError(await call(owner, 'GET', `/api/works/${MISSING_ID}`), 404, 'WORK_NOT_FOUND')
+    assertError(await call(owner, 'DELETE', `/api/works/${MISSING_ID}`), 404, 'WORK_NOT_FOUND')
+  })
+})
+
+describe('platform works: security', () => {
+  const routes = (workId: string, userId: string): [Method, string, object?][] => [
+    ['GET', `/api/works/${workId}`],
+    ['PATCH', `/api/works/${workId}`, { name: 'Taken over' }],
+    ['DELETE', `/api/works/${workId}`],
+    ['GET', `/api/works/${workId}/members`],
+    ['POST', `/api/works/${workId}/members`, { email: 'nobody@example.com', role: 'editor' }],
+    ['DELETE', `/api/works/${workId}/members/${userId}`],
+  ]
+
+  it('every route answers 401 without authentication', async () => {
+    const owner = await account()
+    const work = await createWork(owner, { name: 'Locked' })
+    const all: [Method, string, object?][] = [
+      ['POST', '/api/works', { name: 'Anonymous' }],
+      ['GET', '/api/works'],
+      ...routes(work.id, owner.id),
+    ]
+    for (const [method, url, payload] of all) {
+      const res = await call(null, method, url, payload)
+      assert.equal(res.statusCode, 401, `${method} ${url}: ${res.body}`)
+    }
+    const garbage = await h.app.inject({ url: '/api/works', headers: { authorization: 'Bearer garbage' } })
+    assert.equal(garbage.statusCode, 401)
+    assert.equal((await call(owner, 'GET', `/api/works/${work.id}`)).json().name, 'Locked')
+  })
+
+  it('a stranger gets 404 on every route of someone else’s work, and changes nothing', async () => {
+    const { owner, editor, work } = await sharedWork()
+    const stranger = await account()
+    for (const [method, url, payload] of routes(work.id, editor.id)) {
+      const res = await call(stranger, method, url, payload)
+      assertError(res, 404, 'WORK_NOT_FOUND')
+      assert.equal(res.json().message, 'Work not found')
+    }
+    assert.equal((await call(stranger, 'GET', '/api/works')).json().works.length, 0)
+    const after = await call(owner, 'GET', `/api/works/${work.id}`)
+    assert.equal(after.json().name, 'Shared Guide')
+    assert.equal((await call(owner, 'GET', `/api/works/${work.id}/members`)).json().members.length, 3)
+  })
+
+  it('an unknown and another owner’s work answer the same 404', async () => {
+    const other = await createWork(await account(), { name: 'Elsewhere' })
+    const me = await account()
+    const theirs = await call(me, 'GET', `/api/works/${other.id}`)
+    const missing = await call(me, 'GET', `/api/works/${MISSING_ID}`)
+    assert.equal(theirs.statusCode, 404)
+    assert.deepEqual(theirs.json(), missing.json())
+  })
+
+  it('a malformed work id is 404, never 400 or 500', async () => {
+    const owner = await account()
+    for (const id of ['not-a-uuid', '123', "1' or '1'='1", '00000000-0000-4000-8000-00000000000g']) {
+      for (const [method, url, payload] of routes(encodeURIComponent(id), owner.id)) {
+        assertError(await call(owner, method, url, payload), 404, 'WORK_NOT_FOUND')
+      }
+    }
+  })
+
+  it('two concurrent creates with the same slug: one 201, one 409', async () => {
+    const owner = await account()
+    const answers = await Promise.all([
+      call(owner, 'POST', '/api/works', { name: 'Race A', slug: 'race' }),
+      call(owner, 'POST', '/api/works', { name: 'Race B', slug: 'race' }),
+    ])
+    assert.deepEqual(answers.map((res) => res.statusCode).sort(), [201, 409])
+    assertError(answers.find((res) => res.statusCode === 409)!, 409, 'SLUG_TAKEN')
+  })
+
+  it('concurrent creates of one name each get their own derived slug', async () => {
+    const owner = await account()
+    const answers = await Promise.all(
+      [1, 2, 3].map(() => call(owner, 'POST', '/api/works', { name: 'Busy Name' })),
+    )
+    for (const res of answers) assert.equal(res.statusCode, 201, res.body)
+    assert.deepEqual(answers.map((res) => res.json().slug).sort(), [
+      'busy-name',
+      'busy-name-2',
+      'busy-name-3',
+    ])
+  })
+
+  it('ownerId and role in a create or patch body are ignored', async () => {
+    const owner = await account()
+    const other = await account()
+    const work = await createWork(owner, { name: 'Mine', ownerId: other.id, role: 'viewer' })
+    assert.equal(work.ownerId, owner.id)
+    assert.equal(work.role, 'owner')
+    const patched = await call(owner, 'PATCH', `/api/works/${work.id}`, { ownerId: other.id })
+    assert.equal(patched.statusCode, 200)
+    assert.equal(patched.json().ownerId, owner.id)
+    assertError(await call(other, 'GET', `/api/works/${work.id}`), 404, 'WORK_NOT_FOUND')
+  })
+
+  it('an API key works on the works routes', async () => {
+    const owner = await account()
+    const created = await call(owner, 'POST', '/api/auth/api-keys', { name: 'works script' })
+    assert.ok(created.statusCode < 300, created.body)
+    const key: string = created.json().key
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/api/works',
+      headers: { 'x-api-key': key },
+      payload: { name: 'From a script' },
+    })
+    assert.equal(res.statusCode, 201, res.body)
+    assert.equal(res.json().ownerId, owner.id)
+    const list = await h.app.inject({ url: '/api/works', headers: { 'x-api-key': key } })
+    assert.equal(list.json().works[0].id, res.json().id)
+  })
+})
