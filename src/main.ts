@@ -50,14 +50,16 @@ function printBanner(runtime: Runtime) {
 async function start(arg: string | undefined) {
   const config = loadConfig()
   const log = createLogger(config.logLevel)
-  const runtime = await startServices(config, servicesFrom(arg), log, systemClock)
-  printBanner(runtime)
 
+  // Signal handlers go in before anything is started or printed: whoever reads the banner may signal
+  // at once, and a signal during start-up must still stop cleanly rather than kill the process.
+  let runtime: Runtime | undefined
   let stopping = false
   const shutdown = (signal: string) => {
     if (stopping) return
     stopping = true
     log.info({ signal }, 'shutting down')
+    if (!runtime) return // start() finishes, then stops.
     // Past the grace period, in-flight work is abandoned rather than holding the process.
     setTimeout(() => {
       log.warn('shutdown grace period over; exiting')
@@ -73,6 +75,14 @@ async function start(arg: string | undefined) {
   }
   process.on('SIGTERM', () => shutdown('SIGTERM'))
   process.on('SIGINT', () => shutdown('SIGINT'))
+
+  runtime = await startServices(config, servicesFrom(arg), log, systemClock)
+  if (stopping) {
+    stopping = false
+    shutdown('start-up interrupted')
+    return
+  }
+  printBanner(runtime)
 }
 
 async function migrate() {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
@@ -47,16 +47,19 @@ function collect(child: ChildProcess) {
   return () => text
 }
 
-function exited(child: ChildProcess, timeoutMs: number): Promise<number | null> {
+/** The exit code, or the signal's name when a signal ended the process (so a failure says which). */
+function exited(child: ChildProcess, timeoutMs: number): Promise<number | string | null> {
   return new Promise((resolve, reject) => {
-    if (child.exitCode !== null) return resolve(child.exitCode)
+    if (child.exitCode !== null || child.signalCode !== null) {
+      return resolve(child.exitCode ?? child.signalCode)
+    }
     const timer = setTimeout(
       () => reject(new Error(`process did not exit within ${timeoutMs} ms`)),
       timeoutMs,
     )
-    child.once('exit', (code) => {
+    child.once('exit', (code, signal) => {
       clearTimeout(timer)
-      resolve(code)
+      resolve(code ?? signal)
     })
   })
 }
@@ -110,7 +113,7 @@ describe('the command line', () => {
     } finally {
       first.child.kill('SIGTERM')
     }
-    assert.equal(await exited(first.child, 15_000), 0)
+    assert.equal(await exited(first.child, 15_000), 0, first.output())
 
     // The second start finds the admin and prints no login.
     const second = await start(data.env)
@@ -119,7 +122,7 @@ describe('the command line', () => {
     } finally {
       second.child.kill('SIGINT')
     }
-    assert.equal(await exited(second.child, 15_000), 0)
+    assert.equal(await exited(second.child, 15_000), 0, second.output())
   })
 
   it('admin create makes an admin who can sign in, and start then prints no generated login', async () => {
@@ -145,7 +148,7 @@ describe('the command line', () => {
     } finally {
       started.child.kill('SIGTERM')
     }
-    assert.equal(await exited(started.child, 15_000), 0)
+    assert.equal(await exited(started.child, 15_000), 0, started.output())
   })
 
   it('ADMIN_EMAIL and ADMIN_PASSWORD make sure that admin exists at start', async () => {
@@ -167,7 +170,7 @@ describe('the command line', () => {
     } finally {
       started.child.kill('SIGTERM')
     }
-    assert.equal(await exited(started.child, 15_000), 0)
+    assert.equal(await exited(started.child, 15_000), 0, started.output())
   })
 
   it('start of one service runs only that service', async () => {
@@ -189,6 +192,26 @@ describe('the command line', () => {
     }
     assert.equal(await exited(child, 15_000), 0)
   })
+
+  // Embedded only: the data folder's lock file is how the test sees that start-up is under way.
+  if (!TEST_DATABASE_URL) {
+    it('a SIGTERM during start-up lets the start finish, then stops with 0 and frees the data folder', async () => {
+      const data = await storage()
+      cleanups.push(data.cleanup)
+      const child = run(['start'], data.env)
+      const output = collect(child)
+      const lock = join(data.env.DATA_DIR!, 'curio.lock')
+      const deadline = Date.now() + 60_000
+      while (!existsSync(lock) && child.exitCode === null && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 10))
+      }
+      assert.ok(existsSync(lock), output())
+      child.kill('SIGTERM')
+      assert.equal(await exited(child, 30_000), 0, output())
+      assert.doesNotMatch(output(), /Curio is running/)
+      assert.equal(existsSync(lock), false)
+    })
+  }
 
   it('an unknown command prints the usage and exits 1', async () => {
     const child = run(['launch'], {})
