@@ -91,7 +91,10 @@ export function spawnNode({ args, env = {}, keepOutput = false, nodeArgs = [] }:
   for (const name of STRIPPED_ENV) delete childEnv[name]
   Object.assign(childEnv, env)
   const spawnedAt = performance.now()
-  const child = spawn(process.execPath, [...nodeArgs, ...args], {
+  // BENCH_CPU_PROF=<dir>: every server child writes a V8 CPU profile there when it exits.
+  const profile = process.env.BENCH_CPU_PROF
+  const profileArgs = profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []
+  const child = spawn(process.execPath, [...profileArgs, ...nodeArgs, ...args], {
     cwd: REPO_ROOT,
     env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -60,13 +60,17 @@ function conditionsFor(userId: string, filters: ActivityFilters): SQL[] {
   return where
 }
 
-/** The search matches the summary or the work's name, looked up per row rather than joined. */
+/**
+ * The search matches the summary or the work's name. The name is a scalar subquery, which Postgres runs
+ * per remaining row by primary key: the cost follows the caller's rows that the other filters left, not
+ * the number of works (an EXISTS or a join let the planner hash every work's name on each request).
+ */
 function searchCondition(filters: ActivityFilters): SQL | undefined {
   if (!filters.search) return undefined
   const pattern = likePattern(filters.search)
   return or(
     ilike(activityLog.summary, pattern),
-    sql`exists (select 1 from ${works} where ${works.id} = ${activityLog.workId} and ${ilike(works.name, pattern)})`,
+    sql`(select ${works.name} from ${works} where ${works.id} = ${activityLog.workId}) ilike ${pattern}`,
   )
 }
 
