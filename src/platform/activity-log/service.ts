@@ -33,68 +33,142 @@ function parseDate(field: string, value: string): Date {
   return date
 }
 
-/** `%` and `_` in a search are literal characters, not patterns. */
 /** Newest first, spelled as the indexes are built (NULLS LAST), so Postgres reads them in order, unsorted. */
 const NEWEST_FIRST = [
   sql`${activityLog.createdAt} desc nulls last`,
   sql`${activityLog.id} desc nulls last`,
 ] as const
 
+/** `%` and `_` in a search are literal characters, not patterns. */
 const likePattern = (search: string) => `%${search.replace(/[\\%_]/g, (char) => `\\${char}`)}%`
 
-function conditionsFor(userId: string, filters: ActivityFilters): SQL[] {
-  const where: SQL[] = [eq(activityLog.userId, userId)]
-  if (filters.actionType) where.push(eq(activityLog.actionType, filters.actionType))
-  if (filters.workId) where.push(eq(activityLog.workId, filters.workId))
-  if (filters.status) where.push(eq(activityLog.status, filters.status))
-  if (filters.dateFrom) where.push(gte(activityLog.createdAt, parseDate('dateFrom', filters.dateFrom)))
+const slot = (name: string) => sql.placeholder(name)
+
+/**
+ * The filters split into the statement's shape (which conditions there are, as placeholders) and the
+ * values for them. Requests with the same shape share one prepared statement.
+ */
+interface Bound {
+  shape: string
+  where: SQL
+  values: Record<string, string>
+}
+
+function bind(userId: string, filters: ActivityFilters): Bound {
+  const values: Record<string, string> = { userId }
+  const where: SQL[] = [eq(activityLog.userId, slot('userId'))]
+  let shape = ''
+  const add = (letter: string, condition: SQL) => {
+    shape += letter
+    where.push(condition)
+  }
+  if (filters.actionType) {
+    values.actionType = filters.actionType
+    add('a', eq(activityLog.actionType, slot('actionType')))
+  }
+  if (filters.workId) {
+    values.workId = filters.workId
+    add('w', eq(activityLog.workId, slot('workId')))
+  }
+  if (filters.status) {
+    values.status = filters.status
+    add('s', eq(activityLog.status, slot('status')))
+  }
+  if (filters.dateFrom) {
+    values.dateFrom = parseDate('dateFrom', filters.dateFrom).toISOString()
+    add('f', gte(activityLog.createdAt, slot('dateFrom')))
+  }
   if (filters.dateTo) {
     const to = parseDate('dateTo', filters.dateTo)
     // A bare date means the whole of that day.
-    where.push(
-      DATE_ONLY.test(filters.dateTo)
-        ? lt(activityLog.createdAt, new Date(to.getTime() + DAY_MS))
-        : lte(activityLog.createdAt, to),
+    if (DATE_ONLY.test(filters.dateTo)) {
+      values.dateTo = new Date(to.getTime() + DAY_MS).toISOString()
+      add('d', lt(activityLog.createdAt, slot('dateTo')))
+    } else {
+      values.dateTo = to.toISOString()
+      add('t', lte(activityLog.createdAt, slot('dateTo')))
+    }
+  }
+  if (filters.search) {
+    values.pattern = likePattern(filters.search)
+    // The work's name is a scalar subquery, which Postgres runs per remaining row by primary key: the
+    // cost follows the caller's rows that the other filters left, not the number of works (an EXISTS or
+    // a join let the planner hash every work's name on each request).
+    add(
+      'q',
+      or(
+        ilike(activityLog.summary, slot('pattern')),
+        sql`(select ${works.name} from ${works} where ${works.id} = ${activityLog.workId}) ilike ${slot('pattern')}`,
+      )!,
     )
   }
-  return where
+  return { shape, where: and(...where)!, values }
 }
 
-/**
- * The search matches the summary or the work's name. The name is a scalar subquery, which Postgres runs
- * per remaining row by primary key: the cost follows the caller's rows that the other filters left, not
- * the number of works (an EXISTS or a join let the planner hash every work's name on each request).
- */
-function searchCondition(filters: ActivityFilters): SQL | undefined {
-  if (!filters.search) return undefined
-  const pattern = likePattern(filters.search)
-  return or(
-    ilike(activityLog.summary, pattern),
-    sql`(select ${works.name} from ${works} where ${works.id} = ${activityLog.workId}) ilike ${pattern}`,
-  )
+/** A prepared statement per shape, built on first use; at most 2^7 shapes per statement kind. */
+function memo<T>(build: (bound: Bound) => T) {
+  const statements = new Map<string, T>()
+  return (bound: Bound) => {
+    let statement = statements.get(bound.shape)
+    if (!statement) {
+      statement = build(bound)
+      statements.set(bound.shape, statement)
+    }
+    return statement
+  }
 }
 
 export function createActivityLogService({ db }: { db: Db }) {
-  function filtered(userId: string, filters: ActivityFilters, extra: SQL[] = []) {
-    const search = searchCondition(filters)
-    return and(...conditionsFor(userId, filters), ...(search ? [search] : []), ...extra)
-  }
+  // Named statements are parsed once per connection, and Postgres may keep their plan: the request
+  // neither rebuilds the SQL here nor re-plans it there.
+  const pageOf = memo(({ shape, where }) =>
+    db
+      .select()
+      .from(activityLog)
+      .where(where)
+      .orderBy(...NEWEST_FIRST)
+      .limit(slot('limit'))
+      .offset(slot('offset'))
+      .prepare(`activity_page_${shape}`),
+  )
+  const countOf = memo(({ shape, where }) =>
+    db.select({ total: count() }).from(activityLog).where(where).prepare(`activity_count_${shape}`),
+  )
+  const exportBatchOf = memo(({ shape, where }) =>
+    db
+      .select({
+        id: activityLog.id,
+        createdAt: activityLog.createdAt,
+        actionType: activityLog.actionType,
+        action: activityLog.action,
+        status: activityLog.status,
+        summary: activityLog.summary,
+      })
+      .from(activityLog)
+      .where(
+        and(
+          where,
+          sql`(${activityLog.createdAt}, ${activityLog.id}) < (${slot('afterAt')}::timestamptz, ${slot('afterId')}::uuid)`,
+        ),
+      )
+      .orderBy(...NEWEST_FIRST)
+      .limit(slot('limit'))
+      .prepare(`activity_export_${shape}`),
+  )
 
   return {
     async list(userId: string, filters: ActivityFilters & { limit: number; offset: number }) {
-      const where = filtered(userId, filters)
-      const activities = await db
-        .select()
-        .from(activityLog)
-        .where(where)
-        .orderBy(...NEWEST_FIRST)
-        .limit(filters.limit)
-        .offset(filters.offset)
+      const bound = bind(userId, filters)
+      const activities = await pageOf(bound).execute({
+        ...bound.values,
+        limit: filters.limit,
+        offset: filters.offset,
+      })
       // A short page that is not past the end already tells the total: no second query.
       if (activities.length < filters.limit && (activities.length > 0 || filters.offset === 0)) {
         return { activities, total: filters.offset + activities.length }
       }
-      const [totals] = await db.select({ total: count() }).from(activityLog).where(where)
+      const [totals] = await countOf(bound).execute(bound.values)
       return { activities, total: totals?.total ?? 0 }
     },
 
@@ -140,28 +214,20 @@ export function createActivityLogService({ db }: { db: Db }) {
      * the size. Validation happens before the first chunk, so a bad filter is still a 400.
      */
     exportCsv(userId: string, filters: ActivityFilters): AsyncIterable<string> {
-      filtered(userId, filters)
+      const bound = bind(userId, filters)
+      const batchOf = exportBatchOf(bound)
       return (async function* () {
         yield EXPORT_HEADER
         let sent = 0
-        let cursor: { createdAt: Date; id: string } | undefined
+        // Keyset paging from after the newest possible row.
+        let after = { at: 'infinity', id: 'ffffffff-ffff-ffff-ffff-ffffffffffff' }
         while (sent < ACTIVITY_EXPORT_MAX_ROWS) {
-          const after = cursor
-            ? [sql`(${activityLog.createdAt}, ${activityLog.id}) < (${cursor.createdAt}, ${cursor.id}::uuid)`]
-            : []
-          const batch = await db
-            .select({
-              id: activityLog.id,
-              createdAt: activityLog.createdAt,
-              actionType: activityLog.actionType,
-              action: activityLog.action,
-              status: activityLog.status,
-              summary: activityLog.summary,
-            })
-            .from(activityLog)
-            .where(filtered(userId, filters, after))
-            .orderBy(...NEWEST_FIRST)
-            .limit(Math.min(EXPORT_BATCH, ACTIVITY_EXPORT_MAX_ROWS - sent))
+          const batch = await batchOf.execute({
+            ...bound.values,
+            afterAt: after.at,
+            afterId: after.id,
+            limit: Math.min(EXPORT_BATCH, ACTIVITY_EXPORT_MAX_ROWS - sent),
+          })
           if (batch.length === 0) return
           let chunk = ''
           for (const row of batch) {
@@ -170,7 +236,7 @@ export function createActivityLogService({ db }: { db: Db }) {
           yield chunk
           sent += batch.length
           const last = batch[batch.length - 1]!
-          cursor = { createdAt: last.createdAt, id: last.id }
+          after = { at: last.createdAt.toISOString(), id: last.id }
           if (batch.length < EXPORT_BATCH) return
         }
       })()
