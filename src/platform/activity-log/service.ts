@@ -1,4 +1,4 @@
-import { and, count, eq, gte, ilike, lt, lte, or, type SQL, sql } from 'drizzle-orm'
+import { and, count, eq, getTableColumns, gte, ilike, lt, lte, or, type SQL, sql } from 'drizzle-orm'
 import type { Db } from '../../db/index.ts'
 import { csvRow } from '../../lib/csv.ts'
 import { badRequest, notFound } from '../../lib/errors.ts'
@@ -121,16 +121,44 @@ function memo<T>(build: (bound: Bound) => T) {
 export function createActivityLogService({ db }: { db: Db }) {
   // Named statements are parsed once per connection, and Postgres may keep their plan: the request
   // neither rebuilds the SQL here nor re-plans it there.
-  const pageOf = memo(({ shape, where }) =>
-    db
+  //
+  // Without a search, the page carries the total when it is full: a scalar subquery that Postgres runs
+  // once (an InitPlan), and only when the CASE reaches it, so a short page, whose size already tells the
+  // total, never counts. With a search the two statements stay apart: planning the search twice in one
+  // statement cost more than the second round trip it saves (searches mostly give short pages).
+  const pageOf = memo(({ shape, where }) => {
+    if (shape.includes('q')) {
+      return db
+        .select({ ...getTableColumns(activityLog), total: sql<string | null>`null` })
+        .from(activityLog)
+        .where(where)
+        .orderBy(...NEWEST_FIRST)
+        .limit(slot('limit'))
+        .offset(slot('offset'))
+        .prepare(`activity_page_${shape}`)
+    }
+    const page = db
       .select()
       .from(activityLog)
       .where(where)
       .orderBy(...NEWEST_FIRST)
       .limit(slot('limit'))
       .offset(slot('offset'))
-      .prepare(`activity_page_${shape}`),
-  )
+      .as('page')
+    // Every column of the page under its own name (drizzle selects a subquery's columns one by one).
+    const columns = Object.fromEntries(
+      Object.keys(getTableColumns(activityLog)).map((name) => [name, page[name as keyof typeof page]]),
+    ) as { [K in keyof ActivityRow]: (typeof page)[K] }
+    return db
+      .select({
+        ...columns,
+        total: sql<string | null>`case when count(*) over () < ${slot('limit')} then null
+          else (select count(*) from ${activityLog} where ${where}) end`,
+      })
+      .from(page)
+      .orderBy(sql`${page.createdAt} desc nulls last`, sql`${page.id} desc nulls last`)
+      .prepare(`activity_page_${shape}`)
+  })
   const countOf = memo(({ shape, where }) =>
     db.select({ total: count() }).from(activityLog).where(where).prepare(`activity_count_${shape}`),
   )
@@ -159,15 +187,19 @@ export function createActivityLogService({ db }: { db: Db }) {
   return {
     async list(userId: string, filters: ActivityFilters & { limit: number; offset: number }) {
       const bound = bind(userId, filters)
-      const activities = await pageOf(bound).execute({
+      const rows = await pageOf(bound).execute({
         ...bound.values,
         limit: filters.limit,
         offset: filters.offset,
       })
-      // A short page that is not past the end already tells the total: no second query.
+      const activities = rows.map(({ total: _, ...entry }) => entry)
+      const counted = rows[0]?.total
+      if (counted != null) return { activities, total: Number(counted) }
+      // A short page that is not past the end already tells the total.
       if (activities.length < filters.limit && (activities.length > 0 || filters.offset === 0)) {
         return { activities, total: filters.offset + activities.length }
       }
+      // A full page of a search, or past the end: no row carried the total.
       const [totals] = await countOf(bound).execute(bound.values)
       return { activities, total: totals?.total ?? 0 }
     },
