@@ -14,6 +14,7 @@
 import { parseArgs } from 'node:util'
 import { sql } from 'drizzle-orm'
 import { loadConfig } from '../src/config.ts'
+import { createCountCache } from '../src/db/count-cache.ts'
 import { createPool, type Databases, serviceDatabase } from '../src/db/index.ts'
 import { ensureAdmin } from '../src/directory/admin/bootstrap.ts'
 import { buildDirectoryApp } from '../src/directory/app.ts'
@@ -170,7 +171,13 @@ const { app } = await buildDirectoryApp({ config, database, clock: systemClock, 
 await ensureAdmin({ db, clock: systemClock }, ADMIN_EMAIL, ADMIN_PASSWORD)
 
 // The same service the routes use, for the plans of its statements.
-const clients = createClientService({ db, clock: systemClock, crm: noCrmSync, log })
+const clients = createClientService({
+  db,
+  clock: systemClock,
+  crm: noCrmSync,
+  log,
+  counts: createCountCache(),
+})
 
 async function explain(statement: Statement): Promise<string> {
   const result = await pool.query<{ 'QUERY PLAN': string }>(

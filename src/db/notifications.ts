@@ -6,11 +6,17 @@ import type { DatabaseSource, DbOrTx } from './index.ts'
 /**
  * Postgres LISTEN/NOTIFY between instances: how one instance tells the others to drop something they
  * cache. On the embedded database every listener is in this process; on a server a dedicated connection
- * listens, and reconnects after a drop — `onReconnect` runs then, because notifications sent while it was
- * away are lost and caches must start over.
+ * listens, and reconnects after a drop. `onLost` runs when the connection drops (notifications sent
+ * while it is away are lost, so a cache should stop trusting itself) and `onReconnect` once it is back
+ * (caches start over).
  */
+export interface ListenHooks {
+  onLost?: () => void
+  onReconnect?: () => void
+}
+
 export interface Notifications {
-  listen(channel: string, onMessage: (payload: string) => void, onReconnect?: () => void): Promise<void>
+  listen(channel: string, onMessage: (payload: string) => void, hooks?: ListenHooks): Promise<void>
   close(): Promise<void>
 }
 
@@ -36,7 +42,7 @@ export function createNotifications(source: DatabaseSource, log: Logger): Notifi
   }
 
   const url = source.url
-  const subscriptions = new Map<string, { onMessage: (payload: string) => void; onReconnect?: () => void }>()
+  const subscriptions = new Map<string, { onMessage: (payload: string) => void } & ListenHooks>()
   let client: pg.Client | undefined
   let closed = false
   let connecting: Promise<void> | undefined
@@ -52,6 +58,7 @@ export function createNotifications(source: DatabaseSource, log: Logger): Notifi
     next.on('end', () => {
       if (closed || client !== next) return
       client = undefined
+      for (const subscription of subscriptions.values()) subscription.onLost?.()
       scheduleReconnect()
     })
     await next.connect()
@@ -73,8 +80,8 @@ export function createNotifications(source: DatabaseSource, log: Logger): Notifi
   }
 
   return {
-    async listen(channel, onMessage, onReconnect) {
-      subscriptions.set(channel, { onMessage, ...(onReconnect ? { onReconnect } : {}) })
+    async listen(channel, onMessage, hooks = {}) {
+      subscriptions.set(channel, { onMessage, ...hooks })
       if (client) await client.query(`listen "${channel.replaceAll('"', '')}"`)
       else {
         connecting ??= connect(false)

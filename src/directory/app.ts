@@ -1,6 +1,7 @@
 import cookie from '@fastify/cookie'
 import type { Logger } from 'pino'
 import type { Config } from '../config.ts'
+import { createCountCache } from '../db/count-cache.ts'
 import type { ServiceDatabase } from '../db/index.ts'
 import { createNotifications } from '../db/notifications.ts'
 import { type App, createBaseApp } from '../http/app.ts'
@@ -21,6 +22,7 @@ import { createCategoryService } from './categories/service.ts'
 import { noCrmSync } from './clients/crm.ts'
 import { adminClientRoutes } from './clients/routes.ts'
 import { createClientService } from './clients/service.ts'
+import { CLIENT_PROFILES_CHANGED_CHANNEL } from './clients/tables.ts'
 import { DirectoryError } from './http/schemas.ts'
 import { createRateLimit } from './rate-limit.ts'
 import { roleRoutes } from './roles/routes.ts'
@@ -115,8 +117,10 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
   app.addHook('onReady', async () => listenForCategoryChanges(notifications, categoryCache))
   app.addHook('onClose', async () => notifications.close())
   roleRoutes(app, { roles: createRoleService({ db, clock }), guards })
+  const clientCounts = createCountCache()
+  app.addHook('onReady', async () => clientCounts.listen(notifications, CLIENT_PROFILES_CHANGED_CHANNEL))
   adminClientRoutes(app, {
-    clients: createClientService({ db, clock, crm: noCrmSync, log: deps.log }),
+    clients: createClientService({ db, clock, crm: noCrmSync, log: deps.log, counts: clientCounts }),
     guards,
   })
 

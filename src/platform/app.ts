@@ -131,11 +131,9 @@ export async function buildPlatformApp(deps: PlatformDeps): Promise<PlatformApp>
   const notifications = createNotifications(database.source, deps.log)
   app.addHook('onReady', async () => {
     apiKeyUsage.start()
-    await notifications.listen(
-      API_KEY_REVOKED_CHANNEL,
-      (keyHash) => apiKeys.forget(keyHash),
-      () => apiKeys.forget(),
-    )
+    await notifications.listen(API_KEY_REVOKED_CHANNEL, (keyHash) => apiKeys.forget(keyHash), {
+      onReconnect: () => apiKeys.forget(),
+    })
   })
   app.addHook('onClose', async () => notifications.close())
   app.addHook('onClose', async () => apiKeyUsage.stop())

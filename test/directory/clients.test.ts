@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { eq, inArray } from 'drizzle-orm'
+import { createCountCache } from '../../src/db/count-cache.ts'
 import type { CrmSync } from '../../src/directory/clients/crm.ts'
 import type { Client } from '../../src/directory/clients/schemas.ts'
 import { createClientService } from '../../src/directory/clients/service.ts'
@@ -329,6 +330,7 @@ describe('admin clients: CRM sync', () => {
       clock: h.clock,
       crm: failing,
       log: { warn: (...args: unknown[]) => warnings.push(args) } as never,
+      counts: createCountCache(),
     })
     const created = await service.create({ email: uniqueEmail(), company: 'Acme' })
     await service.update(created.id, { company: 'Acme 2' })
@@ -519,6 +521,85 @@ describe('admin clients: stats cache', () => {
     const created = await api('POST', BASE, { email: uniqueEmail('stats') })
     assert.equal(created.statusCode, 200, created.body)
     assert.equal((await api('GET', `${BASE}/stats`)).json().data.overview.totalClients, before + 1)
+  })
+})
+
+describe('admin clients: list totals are counted once and follow every change', () => {
+  async function total(search: string, harness = h, cookie = admin) {
+    // A page of one, so the total comes from the count rather than the page's size.
+    const res = await api('GET', `${BASE}?${query({ search, limit: 1 })}`, undefined, harness, cookie)
+    assert.equal(res.statusCode, 200, res.body)
+    return res.json().meta.total as number
+  }
+
+  async function eventually(check: () => Promise<boolean>, what: string) {
+    const deadline = Date.now() + 5000
+    while (!(await check())) {
+      if (Date.now() > deadline) assert.fail(`timed out waiting until ${what}`)
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+  }
+
+  it('this instance’s creates, updates, deletes and bulk writes show in the next total at once', async () => {
+    const marker = `Tot${tag()}`
+    await createClient({ displayName: `${marker} a` })
+    await createClient({ displayName: `${marker} b` })
+    assert.equal(await total(marker), 2)
+    assert.equal(await total(marker.toLowerCase()), 2, 'asked again, the same figure')
+
+    const third = await createClient({ displayName: `${marker} c` })
+    assert.equal(await total(marker), 3, 'a create')
+    assert.equal((await api('PUT', `${BASE}/${third.id}`, { displayName: 'Renamed' })).statusCode, 200)
+    assert.equal(await total(marker), 2, 'an update that takes it out of the search')
+    assert.equal((await api('PUT', `${BASE}/${third.id}`, { displayName: `${marker} c` })).statusCode, 200)
+    assert.equal(await total(marker), 3, 'and back in')
+    assert.equal((await api('DELETE', `${BASE}/${third.id}`)).statusCode, 200)
+    assert.equal(await total(marker), 2, 'a delete')
+
+    const fourth = await createClient({ displayName: `${marker} d` })
+    assert.equal(await total(marker), 3)
+    const bulk = await api('DELETE', `${BASE}/bulk`, { clients: [{ id: fourth.id }] })
+    assert.equal(bulk.statusCode, 200, bulk.body)
+    assert.equal(await total(marker), 2, 'a bulk delete')
+  })
+
+  it('writes that bypass the clients API (a sign-up, a deleted account) show too', async () => {
+    const marker = `byp${tag()}`
+    await createClient({ displayName: `${marker} a` })
+    await createClient({ displayName: `${marker} b` })
+    assert.equal(await total(marker), 2)
+
+    const registered = await h.app.inject({
+      method: 'POST',
+      url: '/api/auth/register',
+      remoteAddress: randomAddress(),
+      headers: { origin: APP_ORIGIN },
+      payload: { email: `${marker}@example.com`, password: 'long-enough-password', name: 'New Person' },
+    })
+    assert.equal(registered.statusCode, 201, registered.body)
+    await eventually(async () => (await total(marker)) === 3, 'the sign-up is counted')
+
+    // Deleting the account removes its profile by cascade, outside any clients code.
+    await h.databases.directory.db.delete(users).where(eq(users.email, `${marker}@example.com`))
+    await eventually(async () => (await total(marker)) === 2, 'the cascade is counted')
+  })
+
+  it('a write on one instance reaches the totals of another', async () => {
+    const other = await startDirectory({ databases: h.databases })
+    try {
+      const otherAdmin = await other.adminCookie()
+      const marker = `inst${tag()}`
+      await createClient({ displayName: `${marker} a` })
+      await createClient({ displayName: `${marker} b` })
+      assert.equal(await total(marker, other, otherAdmin), 2, 'counted, and kept, on the other instance')
+      await createClient({ displayName: `${marker} c` })
+      await eventually(
+        async () => (await total(marker, other, otherAdmin)) === 3,
+        'the other instance counts again',
+      )
+    } finally {
+      await other.close()
+    }
   })
 })
 

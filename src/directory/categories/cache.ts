@@ -44,6 +44,6 @@ export async function listenForCategoryChanges(
     (payload) => {
       if (payload === CATEGORIES_CONTENT) cache.clear()
     },
-    () => cache.clear(),
+    { onReconnect: () => cache.clear() },
   )
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { and, asc, count, desc, eq, gte, lte, type SQL, sql } from 'drizzle-orm'
 import type { AnyPgColumn } from 'drizzle-orm/pg-core'
 import type { Logger } from 'pino'
+import type { CountCache } from '../../db/count-cache.ts'
 import { type Db, uniqueViolation } from '../../db/index.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { badRequest, conflict, HttpError, notFound } from '../../lib/errors.ts'
@@ -182,9 +183,11 @@ export interface ClientServiceDeps {
   clock: Clock
   crm: CrmSync
   log: Pick<Logger, 'warn'>
+  /** List totals, cleared on every change of the table (see src/db/count-cache.ts). */
+  counts: CountCache
 }
 
-export function createClientService({ db, clock, crm, log }: ClientServiceDeps) {
+export function createClientService({ db, clock, crm, log, counts }: ClientServiceDeps) {
   async function find(id: string): Promise<ClientRow> {
     if (!isUuid(id)) throw clientNotFound()
     const [row] = await db.select().from(clientProfiles).where(eq(clientProfiles.id, id))
@@ -193,21 +196,33 @@ export function createClientService({ db, clock, crm, log }: ClientServiceDeps) 
   }
 
   async function page(where: SQL | undefined, query: Page, order: SQL[] = [desc(clientProfiles.createdAt)]) {
-    const [rows, [totals]] = await Promise.all([
-      db
-        .select()
-        .from(clientProfiles)
-        .where(where)
-        .orderBy(...order, asc(clientProfiles.id))
-        .limit(query.limit)
-        .offset(offsetOf(query)),
-      db.select({ total: count() }).from(clientProfiles).where(where),
+    const offset = offsetOf(query)
+    const rows = db
+      .select()
+      .from(clientProfiles)
+      .where(where)
+      .orderBy(...order, asc(clientProfiles.id))
+      .limit(query.limit)
+      .offset(offset)
+    const counting = db.select({ total: count() }).from(clientProfiles).where(where)
+    const statement = counting.toSQL()
+    const key = `${statement.sql}\0${JSON.stringify(statement.params)}`
+    const cached = counts.peek(key)
+    // Counted already: only the page. Otherwise both at once, on two connections.
+    const [found, total] = await Promise.all([
+      rows,
+      cached ?? counts.get(key, async () => (await counting)[0]?.total ?? 0),
     ])
-    const total = totals?.total ?? 0
     return {
-      clients: rows.map(toClient),
+      clients: found.map(toClient),
       meta: { page: query.page, totalPages: Math.ceil(total / query.limit), total, limit: query.limit },
     }
+  }
+
+  /** After this instance's own writes: its next list counts again, without waiting for the notification. */
+  function changed() {
+    counts.clear()
+    forgetStats()
   }
 
   async function update(id: string, changes: UpdateClientBody): Promise<Client> {
@@ -233,7 +248,7 @@ export function createClientService({ db, clock, crm, log }: ClientServiceDeps) 
         throw error
       })
     const client = toClient(updated)
-    forgetStats()
+    changed()
     await syncClient(crm, log, client)
     return client
   }
@@ -241,7 +256,7 @@ export function createClientService({ db, clock, crm, log }: ClientServiceDeps) 
   async function remove(id: string): Promise<void> {
     const row = await find(id)
     await db.delete(clientProfiles).where(eq(clientProfiles.id, row.id))
-    forgetStats()
+    changed()
   }
 
   // The figures take five scans of every profile: one computation serves every request for a while, and
@@ -347,7 +362,7 @@ export function createClientService({ db, clock, crm, log }: ClientServiceDeps) 
         throw error
       }
       const client = toClient(row)
-      forgetStats()
+      changed()
       await syncClient(crm, log, client)
       return {
         id: client.id,

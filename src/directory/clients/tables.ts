@@ -11,6 +11,9 @@ export type AccountType = (typeof ACCOUNT_TYPES)[number]
 export type ClientStatus = (typeof CLIENT_STATUSES)[number]
 export type ClientPlan = (typeof CLIENT_PLANS)[number]
 
+/** Notified by a trigger on every statement that writes `client_profiles` (migration 0005). */
+export const CLIENT_PROFILES_CHANGED_CHANNEL = 'curio_client_profiles_changed'
+
 /** The public-facing profile of a directory user (SPEC.md "Directory: client profile"). */
 export const clientProfiles = directorySchema.table(
   'client_profiles',
