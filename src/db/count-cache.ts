@@ -16,6 +16,8 @@ export interface CountCache {
   /** The cached total for `key`, if there is one to trust. */
   peek(key: string): number | undefined
   clear(): void
+  /** Runs `listener` on every clear: other caches over the same table can share the invalidation. */
+  onClear(listener: () => void): void
   /** Subscribes to `channel`; until then, and while the connection is lost, the cache stays off. */
   listen(notifications: Notifications, channel: string): Promise<void>
 }
@@ -25,10 +27,12 @@ export function createCountCache({ maxEntries = 1000 } = {}): CountCache {
   // A load that started before a clear must not store what it counted.
   let generation = 0
   let enabled = false
+  const clearListeners: (() => void)[] = []
 
   function clear() {
     generation++
     entries.clear()
+    for (const listener of clearListeners) listener()
   }
 
   return {
@@ -50,6 +54,10 @@ export function createCountCache({ maxEntries = 1000 } = {}): CountCache {
     },
 
     clear,
+
+    onClear(listener) {
+      clearListeners.push(listener)
+    },
 
     async listen(notifications, channel) {
       await notifications.listen(channel, clear, {

@@ -14,6 +14,7 @@ import type { Logger } from 'pino'
 import { Type } from 'typebox'
 import type { TrustProxy } from '../config.ts'
 import { type PublicError, toPublicError } from './errors.ts'
+import { LazyRequestLogger } from './request-logger.ts'
 
 export type App = FastifyInstance<
   RawServerDefault,
@@ -71,6 +72,9 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
     loggerInstance: options.log.child({ service: options.service }) as FastifyBaseLogger,
     // One line per request, written on response, rather than Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
+    // The request's child logger is made only if the request writes a line.
+    childLoggerFactory: (logger, bindings, options) =>
+      new LazyRequestLogger(logger as Logger, bindings, options) as unknown as FastifyBaseLogger,
     // genReqId reads x-request-id itself, so an unsafe value is replaced rather than echoed.
     requestIdHeader: false,
     genReqId: (req) => {
@@ -109,10 +113,12 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
   app.addHook('onResponse', (req, reply, done) => {
     const ms = Math.round(reply.elapsedTime)
     const level = ms >= SLOW_REQUEST_MS ? 'warn' : reply.statusCode >= 400 ? 'info' : 'debug'
-    req.log[level](
-      { method: req.method, url: req.url, statusCode: reply.statusCode, ms },
-      'request completed',
-    )
+    if ((req.log as unknown as Pick<Logger, 'isLevelEnabled'>).isLevelEnabled(level)) {
+      req.log[level](
+        { method: req.method, url: req.url, statusCode: reply.statusCode, ms },
+        'request completed',
+      )
+    }
     done()
   })
 

@@ -26,10 +26,14 @@ export function createDirectoryGuards(sessions: SessionService): DirectoryGuards
   const lookups = new WeakMap<FastifyRequest, Promise<Viewer | null>>()
 
   async function viewerOf(req: FastifyRequest): Promise<Viewer | null> {
+    const token = req.cookies[SESSION_COOKIE]
+    if (!token) {
+      req.viewer = null
+      return null
+    }
     let lookup = lookups.get(req)
     if (!lookup) {
-      const token = req.cookies[SESSION_COOKIE]
-      lookup = token ? sessions.resolve(token) : Promise.resolve(null)
+      lookup = sessions.resolve(token)
       lookups.set(req, lookup)
     }
     req.viewer = await lookup

@@ -219,10 +219,12 @@ export function createClientService({ db, clock, crm, log, counts }: ClientServi
     }
   }
 
-  /** After this instance's own writes: its next list counts again, without waiting for the notification. */
+  /**
+   * After this instance's own writes: its next list counts again and its stats are computed afresh,
+   * without waiting for the table's change notification (which clears both on every instance).
+   */
   function changed() {
     counts.clear()
-    forgetStats()
   }
 
   async function update(id: string, changes: UpdateClientBody): Promise<Client> {
@@ -259,8 +261,9 @@ export function createClientService({ db, clock, crm, log, counts }: ClientServi
     changed()
   }
 
-  // The figures take five scans of every profile: one computation serves every request for a while, and
-  // this instance's own writes start a fresh one. Other instances' writes show within STATS_REUSE_MS.
+  // The figures take five scans of every profile: one computation serves every request until the table
+  // changes (the same invalidation as the list totals), and at most STATS_REUSE_MS, since the figures
+  // also move with the calendar (this week, this month) and while the change notifications are down.
   let statsCache: { at: number; value: Promise<ClientStats> } | undefined
   function cachedStats(): Promise<ClientStats> {
     const now = clock.nowMs()
@@ -272,9 +275,9 @@ export function createClientService({ db, clock, crm, log, counts }: ClientServi
     })
     return value
   }
-  function forgetStats() {
+  counts.onClear(() => {
     statsCache = undefined
-  }
+  })
 
   /** Every item is tried on its own: one failure is reported at its index and never stops the rest. */
   async function bulk(ids: string[], action: (id: string, index: number) => Promise<void>, verb: string) {
