@@ -97,9 +97,28 @@ async function waitForReady(child: Child, timeoutMs = 30 * 60_000): Promise<Serv
   }
 }
 
-type Scenario = 'list-search' | 'advanced-4-filters' | 'stats'
+type Scenario =
+  | 'list-search'
+  | 'advanced-4-filters'
+  | 'stats'
+  | 'list-search, cold count'
+  | 'advanced, cold count'
 
-const SCENARIOS: { name: Scenario; target: number; template: string; path: (index: number) => string }[] = [
+/**
+ * The targets are judged on the routes as an admin uses them, where a total once counted is reused until
+ * the table changes (src/db/count-cache.ts). The two cold scenarios show what a count costs when nothing
+ * can be reused: every request carries a filter value of its own that selects the same rows (a creation
+ * bound far in the future, a submissions ceiling above every client), so every request counts again.
+ * They are reported, not judged.
+ */
+const FAR_FUTURE_MS = Date.parse('2100-01-01T00:00:00Z')
+
+const SCENARIOS: {
+  name: Scenario
+  target?: number
+  template: string
+  path: (index: number) => string
+}[] = [
   {
     name: 'list-search',
     target: TARGET_LIST_P99_MS,
@@ -123,6 +142,24 @@ const SCENARIOS: { name: Scenario; target: number; template: string; path: (inde
     template: '/api/admin/clients/stats',
     path: () => '/api/admin/clients/stats',
   },
+  {
+    name: 'list-search, cold count',
+    template:
+      '/api/admin/clients/dashboard?search=<1 of 20 fragments>&createdBefore=<a new instant in 2100>&limit=10',
+    path: (index) =>
+      `/api/admin/clients/dashboard?search=${SEARCH_FRAGMENTS[index % SEARCH_FRAGMENTS.length]}` +
+      `&createdBefore=${new Date(FAR_FUTURE_MS + index * 1000).toISOString()}&limit=10&page=1`,
+  },
+  {
+    name: 'advanced, cold count',
+    template:
+      '/api/admin/clients/advanced-search?status=active&plan=premium&accountType=business' +
+      '&industrySearch=<1 of 16 words>&maxSubmissions=<a new value above every client>&sortBy=createdAt',
+    path: (index) =>
+      '/api/admin/clients/advanced-search?status=active&plan=premium&accountType=business' +
+      `&industrySearch=${INDUSTRY_WORDS[index % INDUSTRY_WORDS.length]}` +
+      `&maxSubmissions=${1_000_000 + index}&sortBy=createdAt&sortOrder=desc`,
+  },
 ]
 
 interface Measurement {
@@ -139,8 +176,8 @@ interface Measurement {
   timeouts: number
   statusCodes: Record<string, number>
   serverCpuMsPerRequest: number | null
-  targetP99Ms: number
-  pass: boolean
+  targetP99Ms: number | null
+  pass: boolean | null
 }
 
 async function load(base: string, cookie: string, path: (index: number) => string, seconds: number) {
@@ -181,8 +218,11 @@ function measurementOf(
       Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count]),
     ),
     serverCpuMsPerRequest: cpuMs === null || total === 0 ? null : round(cpuMs / total, 3),
-    targetP99Ms: scenario.target,
-    pass: p99 < scenario.target && result.non2xx === 0 && result.errors === 0 && total > 0,
+    targetP99Ms: scenario.target ?? null,
+    pass:
+      scenario.target === undefined
+        ? null
+        : p99 < scenario.target && result.non2xx === 0 && result.errors === 0 && total > 0,
   }
 }
 
@@ -334,6 +374,10 @@ async function main() {
     console.log('\nverdicts')
     for (const m of measurements) {
       const why = m.non2xx || m.errors ? ` (${m.non2xx} non-2xx, ${m.errors} errors)` : ''
+      if (m.pass === null) {
+        console.log(`  info  ${m.scenario}: p99 ${m.latencyP99Ms} ms (not judged)${why}`)
+        continue
+      }
       console.log(
         `  ${m.pass ? 'PASS' : 'FAIL'}  ${m.scenario}: p99 ${m.latencyP99Ms} ms, target < ${m.targetP99Ms} ms${why}`,
       )
