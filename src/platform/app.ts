@@ -132,8 +132,10 @@ export async function buildPlatformApp(deps: PlatformDeps): Promise<PlatformApp>
   app.addHook('onReady', async () => {
     apiKeyUsage.start()
     await notifications.listen(API_KEY_REVOKED_CHANNEL, (keyHash) => apiKeys.forget(keyHash), {
-      onReconnect: () => apiKeys.forget(),
+      onLost: () => apiKeys.useCache(false),
+      onReconnect: () => apiKeys.useCache(true),
     })
+    apiKeys.useCache(true)
   })
   app.addHook('onClose', async () => notifications.close())
   app.addHook('onClose', async () => apiKeyUsage.stop())

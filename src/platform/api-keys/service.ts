@@ -67,8 +67,11 @@ const later = (a: Date | null, b: Date | undefined) => (b && (!a || b > a) ? b :
 
 export function createApiKeyService({ db, clock, usage }: ApiKeyServiceDeps) {
   const verified = new Map<string, CachedKey>()
+  // Off until revocations can be heard (the app turns it on once it listens), and while they cannot.
+  let caching = false
 
   function remember(hash: string, key: CachedKey) {
+    if (!caching) return
     // Oldest first out: a Map iterates in insertion order.
     if (verified.size >= CACHE_MAX_ENTRIES) verified.delete(verified.keys().next().value as string)
     verified.set(hash, key)
@@ -79,6 +82,15 @@ export function createApiKeyService({ db, clock, usage }: ApiKeyServiceDeps) {
     forget(hash?: string) {
       if (hash === undefined) verified.clear()
       else verified.delete(hash)
+    },
+
+    /**
+     * Turns the cache of verified keys on once revocations from every instance can be heard, and off
+     * (emptied) while they cannot: a revocation must never be missed for longer than a database read.
+     */
+    useCache(on: boolean) {
+      caching = on
+      verified.clear()
     },
 
     /**
@@ -188,7 +200,7 @@ export function createApiKeyService({ db, clock, usage }: ApiKeyServiceDeps) {
       if (presented.length > API_KEY_MAX_LENGTH || !API_KEY_FORMAT.test(presented)) return null
       const hash = sha256Hex(presented)
       const now = clock.now()
-      const cached = verified.get(hash)
+      const cached = caching ? verified.get(hash) : undefined
       if (cached && now.getTime() - cached.cachedAt < CACHE_TTL_MS) {
         if (cached.expiresAt && cached.expiresAt.getTime() <= now.getTime()) return null
         usage.touch(cached.id, now)
