@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto'
+import AjvCompiler from '@fastify/ajv-compiler'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { AnySchema } from 'ajv'
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
@@ -66,6 +68,29 @@ const SECURITY_HEADERS = {
 
 const HealthBody = Type.Object({ status: Type.String({ examples: ['ok'] }) })
 
+const validatorPool = AjvCompiler()
+
+const AJV_OPTIONS = {
+  // Unknown fields are stripped everywhere, never an error: one rule for every route.
+  removeAdditional: 'all',
+  useDefaults: true,
+  allErrors: false,
+} as const
+
+/**
+ * Query strings, path parameters and headers arrive as text, so their values are coerced to the schema's
+ * types (`?limit=10` is a number). A JSON body already has types: a number where a string belongs is a
+ * 400 naming the field, not silently turned into "42".
+ */
+function buildValidators(externalSchemas: Record<string, AnySchema>) {
+  const coercing = validatorPool(externalSchemas, { customOptions: { ...AJV_OPTIONS, coerceTypes: 'array' } })
+  const exact = validatorPool(externalSchemas, { customOptions: { ...AJV_OPTIONS, coerceTypes: false } })
+  // The pool's typings describe ajv's compile; at run time it takes Fastify's route definition.
+  type Compile = (route: { schema: unknown; httpPart?: string }) => unknown
+  return (route: { schema: unknown; httpPart?: string }) =>
+    ((route.httpPart === 'body' ? exact : coercing) as unknown as Compile)(route)
+}
+
 /** A Fastify app with everything both services share; the service adds its modules. */
 export async function createBaseApp(options: BaseAppOptions): Promise<App> {
   const app = Fastify({
@@ -88,14 +113,8 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
         : options.trustProxy,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    ajv: {
-      customOptions: {
-        // Unknown fields are stripped everywhere, never an error: one rule for every route.
-        removeAdditional: 'all',
-        coerceTypes: 'array',
-        useDefaults: true,
-        allErrors: false,
-      },
+    schemaController: {
+      compilersFactory: { buildValidator: buildValidators as unknown as ReturnType<typeof AjvCompiler> },
     },
   }).withTypeProvider<TypeBoxTypeProvider>()
 

@@ -210,6 +210,26 @@ describe('shared HTTP behaviour of both services', () => {
     assert.equal(res.json().user.isAdmin, undefined)
   })
 
+  it('a body value of the wrong JSON type is 400 naming the field, never coerced into a string', async () => {
+    const platformAnswer = await platform.app.inject({
+      method: 'POST',
+      url: '/api/auth/register',
+      payload: { email: uniqueEmail(), password: 12345678901234 },
+    })
+    assert.equal(platformAnswer.statusCode, 400, platformAnswer.body)
+    assert.match(platformAnswer.json().message, /body\.password/)
+
+    const directoryAnswer = await directory.app.inject({
+      method: 'POST',
+      url: '/api/auth/register',
+      remoteAddress: randomAddress(),
+      payload: { email: uniqueEmail(), password: 'a good password', name: 42 },
+    })
+    assert.equal(directoryAnswer.statusCode, 400, directoryAnswer.body)
+    assert.equal(directoryAnswer.json().success, false)
+    assert.match(directoryAnswer.json().error, /body\.name/)
+  })
+
   it('directory: unknown body fields are stripped, so nobody registers as admin', async () => {
     const res = await directory.app.inject({
       method: 'POST',

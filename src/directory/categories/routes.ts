@@ -29,7 +29,7 @@ export interface CategoryRouteDeps {
   guards: Pick<DirectoryGuards, 'requireAdminOr401'>
 }
 
-/** The validator would coerce a lone string into an array; SPEC.md wants 400 for anything but an array. */
+/** SPEC.md wants 400 for anything but an array, with one message whatever else is wrong with the body. */
 async function requireCategoryIdsArray(req: FastifyRequest) {
   const body = req.body as { categoryIds?: unknown } | null | undefined
   if (!Array.isArray(body?.categoryIds)) {
