@@ -35,13 +35,13 @@ export function createCountCache({ maxEntries = 1000 } = {}): CountCache {
     for (const listener of clearListeners) listener()
   }
 
+  const peek = (key: string) => (enabled ? entries.get(key) : undefined)
+
   return {
-    peek(key) {
-      return enabled ? entries.get(key) : undefined
-    },
+    peek,
 
     async get(key, load) {
-      const cached = this.peek(key)
+      const cached = peek(key)
       if (cached !== undefined) return cached
       const started = generation
       const total = await load()

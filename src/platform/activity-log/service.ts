@@ -44,6 +44,8 @@ const likePattern = (search: string) => `%${search.replace(/[\\%_]/g, (char) => 
 
 const slot = (name: string) => sql.placeholder(name)
 
+const ENTRY_COLUMNS = getTableColumns(activityLog)
+
 /**
  * The filters split into the statement's shape (which conditions there are, as placeholders) and the
  * values for them. Requests with the same shape share one prepared statement.
@@ -129,7 +131,7 @@ export function createActivityLogService({ db }: { db: Db }) {
   const pageOf = memo(({ shape, where }) => {
     if (shape.includes('q')) {
       return db
-        .select({ ...getTableColumns(activityLog), total: sql<string | null>`null` })
+        .select({ ...ENTRY_COLUMNS, total: sql<string | null>`null` })
         .from(activityLog)
         .where(where)
         .orderBy(...NEWEST_FIRST)
@@ -147,7 +149,7 @@ export function createActivityLogService({ db }: { db: Db }) {
       .as('page')
     // Every column of the page under its own name (drizzle selects a subquery's columns one by one).
     const columns = Object.fromEntries(
-      Object.keys(getTableColumns(activityLog)).map((name) => [name, page[name as keyof typeof page]]),
+      Object.keys(ENTRY_COLUMNS).map((name) => [name, page[name as keyof typeof page]]),
     ) as { [K in keyof ActivityRow]: (typeof page)[K] }
     return db
       .select({
