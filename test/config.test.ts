@@ -11,6 +11,19 @@ const README = `${root}README.md`
 const CONTRACT = `${root}../shared/CONTRACT.md`
 const TABLE_HEADER = '| Setting | Default | Meaning |'
 
+/**
+ * Settings CONTRACT.md names for features not built yet, with the work that brings them. A setting is
+ * defined (and documented) only once something reads it.
+ */
+const PENDING_SETTINGS: Record<string, string> = {
+  CORS_ORIGINS: 'CORS for browser front ends',
+  SMTP_URL: 'outgoing email (contact messages)',
+  SMTP_FROM: 'outgoing email (contact messages)',
+  WORKERS: 'worker processes per host',
+  METRICS_ENABLED: 'Prometheus metrics',
+  METRICS_PORT: 'Prometheus metrics',
+}
+
 const VALID_KEY = 'ab'.repeat(32)
 const VALID_JWT_SECRET = 'a-signing-secret-of-at-least-32-characters'
 
@@ -304,7 +317,7 @@ describe('configuration documentation does not drift', () => {
 
   // CONTRACT.md lives outside the repository; where it is absent there is nothing to compare with.
   if (existsSync(CONTRACT))
-    it('every setting named in CONTRACT.md’s Running section and settings table is a setting', () => {
+    it('every setting named in CONTRACT.md’s Running section and settings table is a setting, or pending', () => {
       const contract = readFileSync(CONTRACT, 'utf8')
       const running = section(contract, 'Running').filter((line) => /^\s*-|^\s{2,}\S/.test(line))
       const table = section(contract, 'Settings every deployment may need').filter((line) =>
@@ -314,8 +327,14 @@ describe('configuration documentation does not drift', () => {
       assert.ok(named.has('PLATFORM_PORT') && named.has('APP_URL'), 'CONTRACT.md parsing found too little')
       const settings = new Set(settingNames())
       assert.deepEqual(
-        [...named].filter((name) => !settings.has(name)),
+        [...named].filter((name) => !settings.has(name) && !(name in PENDING_SETTINGS)),
         [],
+      )
+      // A pending setting arrives with its feature: then it leaves this list.
+      assert.deepEqual(
+        Object.keys(PENDING_SETTINGS).filter((name) => settings.has(name)),
+        [],
+        'a setting in PENDING_SETTINGS exists now: remove it from the list',
       )
     })
 })
