@@ -1,4 +1,13 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createHmac,
+  createSecretKey,
+  type KeyObject,
+  randomBytes,
+  timingSafeEqual,
+} from 'node:crypto'
 
 /** A random secret token, URL-safe, of `bytes` bytes of entropy. */
 export function randomToken(bytes = 32): string {
@@ -18,4 +27,115 @@ export function safeEqual(a: string, b: string): boolean {
     return false
   }
   return timingSafeEqual(left, right)
+}
+
+/** Marks a value stored encrypted; the version lets the format change without guessing. */
+export const ENVELOPE_PREFIX = 'enc:v1:'
+
+const KEY_BYTES = 32
+const IV_BYTES = 12
+const TAG_BYTES = 16
+const HEX_KEY = /^[0-9a-fA-F]{64}$/
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
+
+/** Why a sealed value could not be opened; the message never carries the value, plaintext or key. */
+export class EnvelopeError extends Error {
+  override name = 'EnvelopeError'
+}
+
+export type Envelope = {
+  /** AES-256-GCM with a fresh IV; `context` is bound as additional data, so it must match on open. */
+  seal(plaintext: string, context?: string): string
+  open(sealed: string, context?: string): string
+}
+
+/** `key` is PLATFORM_ENCRYPTION_KEY (64 hex characters) or 32 raw bytes. */
+export function createEnvelope(key: string | Buffer): Envelope {
+  const secretKey = parseEnvelopeKey(key)
+
+  return {
+    seal(plaintext, context) {
+      const iv = randomBytes(IV_BYTES)
+      const cipher = createCipheriv('aes-256-gcm', secretKey, iv, { authTagLength: TAG_BYTES })
+      if (context !== undefined) cipher.setAAD(Buffer.from(context, 'utf8'))
+      const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()])
+      return ENVELOPE_PREFIX + Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64')
+    },
+
+    open(sealed, context) {
+      if (typeof sealed !== 'string' || !sealed.startsWith(ENVELOPE_PREFIX)) {
+        throw new EnvelopeError(
+          typeof sealed === 'string' && sealed.startsWith('enc:')
+            ? `Sealed value has an unsupported envelope version (expected ${ENVELOPE_PREFIX})`
+            : `Value is not an encrypted envelope (expected the ${ENVELOPE_PREFIX} prefix)`,
+        )
+      }
+      const body = sealed.slice(ENVELOPE_PREFIX.length)
+      if (body.length % 4 !== 0) throw new EnvelopeError('Sealed value is truncated')
+      if (!BASE64.test(body)) throw new EnvelopeError('Sealed value is not valid base64')
+      const bytes = Buffer.from(body, 'base64')
+      if (bytes.length < IV_BYTES + TAG_BYTES) throw new EnvelopeError('Sealed value is truncated')
+
+      const decipher = createDecipheriv('aes-256-gcm', secretKey, bytes.subarray(0, IV_BYTES), {
+        authTagLength: TAG_BYTES,
+      })
+      decipher.setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES))
+      if (context !== undefined) decipher.setAAD(Buffer.from(context, 'utf8'))
+      try {
+        const plaintext = Buffer.concat([
+          decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)),
+          decipher.final(),
+        ])
+        return plaintext.toString('utf8')
+      } catch {
+        throw new EnvelopeError('Sealed value cannot be decrypted (wrong key, wrong context or tampered)')
+      }
+    },
+  }
+}
+
+/** Whether a stored value is already an envelope, e.g. to tell legacy plaintext from sealed rows. */
+export function isSealed(value: string): boolean {
+  return typeof value === 'string' && value.startsWith(ENVELOPE_PREFIX)
+}
+
+function parseEnvelopeKey(key: string | Buffer): KeyObject {
+  if (typeof key === 'string' && HEX_KEY.test(key)) return createSecretKey(Buffer.from(key, 'hex'))
+  if (Buffer.isBuffer(key) && key.length === KEY_BYTES) return createSecretKey(Buffer.from(key))
+  throw new Error(
+    `Encryption key must be ${KEY_BYTES * 2} hexadecimal characters or a ${KEY_BYTES}-byte Buffer`,
+  )
+}
+
+export type HmacAlgorithm = 'sha256' | 'sha512'
+
+const HMAC_BYTES: Record<HmacAlgorithm, number> = { sha256: 32, sha512: 64 }
+const HEX = /^[0-9a-fA-F]*$/
+
+/** Lowercase hex HMAC; pass the raw request bytes as a Buffer so the signature covers exactly what was sent. */
+export function hmacHex(algorithm: HmacAlgorithm, secret: string | Buffer, payload: string | Buffer): string {
+  return hmac(algorithm, secret, payload).toString('hex')
+}
+
+/** Constant-time check of a presented hex signature (either case); malformed input answers false. */
+export function verifyHmacHex(
+  algorithm: HmacAlgorithm,
+  secret: string | Buffer,
+  payload: string | Buffer,
+  signature: string,
+): boolean {
+  const expected = hmac(algorithm, secret, payload)
+  const wellFormed =
+    typeof signature === 'string' && signature.length === expected.length * 2 && HEX.test(signature)
+  if (!wellFormed) {
+    timingSafeEqual(expected, expected)
+    return false
+  }
+  return timingSafeEqual(expected, Buffer.from(signature, 'hex'))
+}
+
+function hmac(algorithm: HmacAlgorithm, secret: string | Buffer, payload: string | Buffer): Buffer {
+  // A typo'd or attacker-chosen algorithm name must not silently select a weaker hash.
+  if (!Object.hasOwn(HMAC_BYTES, algorithm)) throw new Error('HMAC algorithm must be sha256 or sha512')
+  return createHmac(algorithm, secret).update(payload).digest()
 }
