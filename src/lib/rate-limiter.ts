@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
-import type { Redis } from 'ioredis'
-import type { Clock } from './clock.ts'
+import { Redis } from 'ioredis'
+import type { Logger } from 'pino'
+import { type Clock, systemClock } from './clock.ts'
 
 /** Expired windows are swept this often (SPEC.md, rate-limiting facility). */
 export const PURGE_INTERVAL_MS = 5 * 60_000
@@ -13,6 +14,24 @@ export interface RateLimitRule {
 export type RateLimitResult =
   | { success: true; limit: number; remaining: number; resetTime: number }
   | { success: false; limit: number; remaining: 0; resetTime: number; retryAfter: number }
+
+/** How often a degraded failover store tries the shared store again. */
+export const FAILOVER_RETRY_AFTER_MS = 5_000
+/** A Redis command unanswered this long fails, so a network partition cannot hang a request. */
+export const REDIS_COMMAND_TIMEOUT_MS = 1_000
+/** Reconnect backoff doubles from 100 ms up to this. */
+export const REDIS_MAX_RECONNECT_DELAY_MS = 5_000
+
+export type RateLimitBackend = 'redis' | 'memory'
+
+/** Where windows are counted right now; safe to show in a readiness answer. */
+export interface RateLimitHealth {
+  backend: RateLimitBackend
+  /** Clock ms when the shared store stopped answering; only while degraded. */
+  degradedSince?: number
+  /** The last failure, without connection strings; only while degraded. */
+  lastError?: string
+}
 
 export interface RateLimitStatus {
   remaining: number
@@ -32,6 +51,7 @@ export interface RateLimitStore {
   /** Removes windows whose resetTime has passed; returns how many were removed (Redis: 0, TTL does it). */
   purge(nowMs: number): Promise<number>
   close(): Promise<void>
+  health?(): RateLimitHealth
 }
 
 export interface MemoryRateLimitStore extends RateLimitStore {
@@ -46,6 +66,8 @@ export interface RateLimiter {
   purge(): Promise<number>
   /** Stops the purge timer and closes the store. */
   close(): Promise<void>
+  /** The store's health, or `{ backend: 'memory' }` for a store that reports none. */
+  health(): RateLimitHealth
 }
 
 interface Window {
@@ -88,6 +110,7 @@ export function createMemoryRateLimitStore(): MemoryRateLimitStore {
       windows.clear()
     },
     size: () => windows.size,
+    health: () => ({ backend: 'memory' }),
   }
 }
 
@@ -151,8 +174,10 @@ export function createRedisRateLimitStore(
       return 0
     },
     async close() {
-      if (options.ownsConnection) await redis.quit()
+      // quit cannot be sent while disconnected with the offline queue off: drop the socket instead.
+      if (options.ownsConnection) await redis.quit().catch(() => redis.disconnect())
     },
+    health: () => ({ backend: 'redis' }),
   }
 }
 
@@ -184,9 +209,134 @@ export function createRateLimiter(deps: {
     },
     reset: (key) => store.reset(key),
     purge,
+    health: () => store.health?.() ?? { backend: 'memory' },
     async close() {
       clearInterval(timer)
       await store.close()
     },
   }
+}
+
+export interface FailoverRateLimitStore extends RateLimitStore {
+  health(): RateLimitHealth
+}
+
+/**
+ * Counts in `primary` (Redis) and, when it throws, in `fallback` (per-instance memory) for that call and
+ * every call after it, trying the primary again at most every `retryAfterMs`; the first call the primary
+ * answers ends the outage. A limit never disappears with the shared store.
+ */
+export function createFailoverRateLimitStore(deps: {
+  primary: RateLimitStore
+  fallback: RateLimitStore
+  log: Pick<Logger, 'warn' | 'info'>
+  retryAfterMs?: number
+  clock?: Clock
+}): FailoverRateLimitStore {
+  const { primary, fallback, log } = deps
+  const clock = deps.clock ?? systemClock
+  const retryAfterMs = deps.retryAfterMs ?? FAILOVER_RETRY_AFTER_MS
+  let outage: { since: number; lastError: string } | null = null
+  let nextAttemptMs = 0
+
+  function markDegraded(error: unknown) {
+    const nowMs = clock.nowMs()
+    nextAttemptMs = nowMs + retryAfterMs
+    if (outage) {
+      outage.lastError = describeError(error)
+      return
+    }
+    outage = { since: nowMs, lastError: describeError(error) }
+    log.warn({ err: error, retryAfterMs }, 'rate-limit store unreachable; counting per instance in memory')
+  }
+
+  function markRecovered(since: number) {
+    outage = null
+    // Windows counted in memory during the outage are not copied to the primary.
+    log.info({ degradedForMs: clock.nowMs() - since }, 'rate-limit store answers again; counting in it')
+  }
+
+  async function route<T>(call: (store: RateLimitStore) => Promise<T>): Promise<T> {
+    if (outage) {
+      if (clock.nowMs() < nextAttemptMs) return call(fallback)
+      // One probe per interval: calls arriving while it is in flight answer from memory.
+      nextAttemptMs = clock.nowMs() + retryAfterMs
+    }
+    let result: T
+    try {
+      result = await call(primary)
+    } catch (error) {
+      markDegraded(error)
+      return call(fallback)
+    }
+    if (outage) markRecovered(outage.since)
+    return result
+  }
+
+  return {
+    hit: (key, rule, nowMs) => route((store) => store.hit(key, rule, nowMs)),
+    peek: (key, nowMs) => route((store) => store.peek(key, nowMs)),
+    async reset(key) {
+      // Memory windows outlive an outage (so a flapping outage cannot reset a count): clear them too.
+      await fallback.reset(key)
+      await route((store) => store.reset(key))
+    },
+    async purge(nowMs) {
+      const removed = await fallback.purge(nowMs)
+      return removed + (await primary.purge(nowMs))
+    },
+    async close() {
+      const results = await Promise.allSettled([primary.close(), fallback.close()])
+      const failure = results.find((result) => result.status === 'rejected')
+      if (failure) throw failure.reason
+    },
+    health() {
+      if (!outage) return { backend: 'redis' }
+      return { backend: 'memory', degradedSince: outage.since, lastError: outage.lastError }
+    },
+  }
+}
+
+// A readiness answer may be public and a connection string can carry a password.
+function describeError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error)
+  return message.replace(/[a-z][a-z0-9+.-]*:\/\/\S*/gi, '[url]').slice(0, 200)
+}
+
+/**
+ * The ioredis client for rate limiting: a disconnected or partitioned Redis makes calls fail within
+ * `commandTimeoutMs` (so a failover store answers from memory) while it reconnects in the background.
+ * Connection errors are logged once per outage, and its end once.
+ */
+export function createRedisClient(
+  url: string,
+  options: {
+    log: Pick<Logger, 'warn' | 'info'>
+    commandTimeoutMs?: number
+    maxReconnectDelayMs?: number
+  },
+): Redis {
+  const { log } = options
+  const maxReconnectDelayMs = options.maxReconnectDelayMs ?? REDIS_MAX_RECONNECT_DELAY_MS
+  const redis = new Redis(url, {
+    // As runtime.ts does: nothing connects until the caller awaits connect() at boot (to learn whether
+    // Redis answers) or sends a command; reconnecting goes on after a failed first attempt either way.
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: options.commandTimeoutMs ?? REDIS_COMMAND_TIMEOUT_MS,
+    retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, maxReconnectDelayMs),
+  })
+  let down = false
+  redis.on('error', (error) => {
+    if (down) return
+    down = true
+    log.warn({ err: error }, 'redis connection failed; reconnecting in the background')
+  })
+  redis.on('ready', () => {
+    if (!down) return
+    down = false
+    log.info('redis connection restored')
+  })
+  return redis
 }

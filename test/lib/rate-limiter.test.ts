@@ -1,13 +1,20 @@
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
+import { once } from 'node:events'
+import { connect, createServer, type Server, type Socket } from 'node:net'
 import { after, before, describe, mock, type TestContext, test } from 'node:test'
 import { Redis } from 'ioredis'
-import { createManualClock } from '../../src/lib/clock.ts'
+import { createManualClock, type ManualClock } from '../../src/lib/clock.ts'
+import { createLogger } from '../../src/lib/logger.ts'
 import {
+  createFailoverRateLimitStore,
   createMemoryRateLimitStore,
   createRateLimiter,
+  createRedisClient,
   createRedisRateLimitStore,
+  FAILOVER_RETRY_AFTER_MS,
   PURGE_INTERVAL_MS,
+  type RateLimiter,
   type RateLimitResult,
   type RateLimitStore,
 } from '../../src/lib/rate-limiter.ts'
@@ -210,6 +217,154 @@ describe('memory rate-limit store purging', () => {
   })
 })
 
+function captureLog() {
+  const lines: { level: number; msg: string }[] = []
+  const log = createLogger('info', { write: (line: string) => lines.push(JSON.parse(line)) })
+  const count = (level: 'warn' | 'info') =>
+    lines.filter((line) => line.level === log.levels.values[level]).length
+  return { log, lines, count }
+}
+
+async function listen(server: Server): Promise<number> {
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const address = server.address()
+  assert.ok(address && typeof address === 'object')
+  return address.port
+}
+
+/** A loopback port that was just free: connecting to it is refused. */
+async function closedPort(): Promise<number> {
+  const server = createServer()
+  const port = await listen(server)
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+async function expectLimitedFromMemory(limiter: RateLimiter, clock: ManualClock, key: string) {
+  for (let expected = 4; expected >= 0; expected--) {
+    const result = await limiter.check(key, SIGNIN)
+    assert.equal(result.success, true)
+    assert.equal(result.remaining, expected)
+  }
+  assert.deepEqual(await limiter.check(key, SIGNIN), {
+    success: false,
+    limit: 5,
+    remaining: 0,
+    resetTime: clock.nowMs() + SIGNIN.windowMs,
+    retryAfter: 900,
+  })
+}
+
+describe('failover rate-limit store', () => {
+  function unavailable(store: RateLimitStore) {
+    return mock.method(store, 'hit', async () => {
+      throw new Error('connect ECONNREFUSED redis://:hunter2@10.0.0.5:6379')
+    })
+  }
+
+  test('a failing shared store is retried at most once per retry interval', async (t) => {
+    const clock = createManualClock(START)
+    const primary = createMemoryRateLimitStore()
+    const hit = unavailable(primary)
+    const { log, count } = captureLog()
+    const store = createFailoverRateLimitStore({
+      primary,
+      fallback: createMemoryRateLimitStore(),
+      log,
+      clock,
+    })
+    t.after(() => store.close())
+    for (let i = 0; i < 4; i++) await store.hit('k', SIGNIN, clock.nowMs())
+    assert.equal(hit.mock.callCount(), 1)
+    clock.advance(FAILOVER_RETRY_AFTER_MS - 1)
+    await store.hit('k', SIGNIN, clock.nowMs())
+    assert.equal(hit.mock.callCount(), 1)
+    clock.advance(1)
+    await store.hit('k', SIGNIN, clock.nowMs())
+    await store.hit('k', SIGNIN, clock.nowMs())
+    assert.equal(hit.mock.callCount(), 2)
+    assert.equal(count('warn'), 1)
+    assert.deepEqual(store.health(), {
+      backend: 'memory',
+      degradedSince: START,
+      lastError: 'connect ECONNREFUSED [url]',
+    })
+  })
+
+  test('memory windows outlive a recovery so a flapping outage cannot reset a count', async (t) => {
+    const clock = createManualClock(START)
+    const primary = createMemoryRateLimitStore()
+    const fallback = createMemoryRateLimitStore()
+    const { log, count } = captureLog()
+    const store = createFailoverRateLimitStore({ primary, fallback, log, clock, retryAfterMs: 1000 })
+    const limiter = createRateLimiter({ store, clock })
+    t.after(() => limiter.close())
+    const outage = unavailable(primary)
+    await expectLimitedFromMemory(limiter, clock, 'ip:signin')
+    outage.mock.restore()
+    clock.advance(1000)
+    assert.equal((await limiter.check('ip:signin', SIGNIN)).remaining, 4)
+    assert.deepEqual(limiter.health(), { backend: 'redis' })
+    assert.equal(count('info'), 1)
+    unavailable(primary)
+    assert.equal((await limiter.check('ip:signin', SIGNIN)).success, false)
+    assert.equal(count('warn'), 2)
+  })
+
+  test('purge sweeps both stores and close closes both', async () => {
+    const primary = createMemoryRateLimitStore()
+    const fallback = createMemoryRateLimitStore()
+    const store = createFailoverRateLimitStore({ primary, fallback, log: captureLog().log })
+    await primary.hit('a', { limit: 5, windowMs: 1000 }, START)
+    await fallback.hit('b', { limit: 5, windowMs: 1000 }, START)
+    await fallback.hit('c', { limit: 5, windowMs: 5000 }, START)
+    assert.equal(await store.purge(START + 1000), 2)
+    await store.close()
+    assert.equal(primary.size() + fallback.size(), 0)
+  })
+
+  test('a limiter over a store without health reports memory', async (t) => {
+    const store = createMemoryRateLimitStore()
+    const limiter = createRateLimiter({
+      store: { ...store, health: undefined },
+      clock: createManualClock(START),
+    })
+    t.after(() => limiter.close())
+    assert.deepEqual(limiter.health(), { backend: 'memory' })
+  })
+
+  test('with Redis unreachable from the start, limits hold from memory and one warning is logged', async (t) => {
+    const clock = createManualClock(START)
+    const clientLog = captureLog()
+    const storeLog = captureLog()
+    const client = createRedisClient(`redis://127.0.0.1:${await closedPort()}`, {
+      log: clientLog.log,
+      maxReconnectDelayMs: 20,
+    })
+    const store = createFailoverRateLimitStore({
+      primary: createRedisRateLimitStore(client, { ownsConnection: true }),
+      fallback: createMemoryRateLimitStore(),
+      log: storeLog.log,
+      clock,
+    })
+    const limiter = createRateLimiter({ store, clock })
+    t.after(() => limiter.close())
+    await expectLimitedFromMemory(limiter, clock, 'ip:signin')
+    for (let probe = 0; probe < 3; probe++) {
+      clock.advance(FAILOVER_RETRY_AFTER_MS)
+      assert.equal((await limiter.check('ip:signin', SIGNIN)).success, false)
+      await once(client, 'error')
+    }
+    const health = limiter.health()
+    assert.equal(health.backend, 'memory')
+    assert.equal(health.degradedSince, START)
+    assert.equal(typeof health.lastError, 'string')
+    assert.equal(storeLog.count('warn'), 1)
+    assert.equal(clientLog.count('warn'), 1)
+  })
+})
+
 const redisUrl = process.env.TEST_REDIS_URL
 
 if (redisUrl) {
@@ -281,6 +436,126 @@ if (redisUrl) {
       t.after(() => redis.del(`curio:rl:${key}`))
       await createRedisRateLimitStore(redis).hit(key, SIGNIN, START)
       assert.equal(await redis.exists(`curio:rl:${key}`), 1)
+    })
+  })
+
+  /** A loopback TCP proxy in front of the test Redis that a test can cut, hang and restore. */
+  const target = new URL(redisUrl)
+  async function startProxy() {
+    let mode: 'forward' | 'cut' | 'hang' = 'forward'
+    const sockets = new Set<Socket>()
+    function track(socket: Socket, peer: () => Socket) {
+      sockets.add(socket)
+      socket.on('data', (chunk) => peer().write(chunk))
+      socket.on('error', () => socket.destroy())
+      socket.on('close', () => {
+        sockets.delete(socket)
+        peer().destroy()
+      })
+      if (mode === 'hang') socket.pause()
+    }
+    const server = createServer((downstream) => {
+      if (mode === 'cut') {
+        downstream.destroy()
+        return
+      }
+      const upstream = connect(Number(target.port || 6379), target.hostname)
+      track(downstream, () => upstream)
+      track(upstream, () => downstream)
+    })
+    const url = new URL(target)
+    url.hostname = '127.0.0.1'
+    url.port = String(await listen(server))
+    const proxy = {
+      url: url.toString(),
+      cut() {
+        mode = 'cut'
+        for (const socket of sockets) socket.destroy()
+      },
+      /** Connections stay open and nothing moves: a partition, not a refusal. */
+      hang() {
+        mode = 'hang'
+        for (const socket of sockets) socket.pause()
+      },
+      restore() {
+        mode = 'forward'
+        for (const socket of sockets) socket.resume()
+      },
+      async close() {
+        for (const socket of sockets) socket.destroy()
+        await new Promise((resolve) => server.close(resolve))
+      },
+    }
+    return proxy
+  }
+
+  describe('failover rate-limit store over Redis', () => {
+    async function setup(t: TestContext, clientOptions: { commandTimeoutMs?: number } = {}) {
+      const prefix = uniquePrefix(t)
+      const proxy = await startProxy()
+      const clock = createManualClock(START)
+      const clientLog = captureLog()
+      const storeLog = captureLog()
+      const client = createRedisClient(proxy.url, {
+        log: clientLog.log,
+        maxReconnectDelayMs: 20,
+        ...clientOptions,
+      })
+      const store = createFailoverRateLimitStore({
+        primary: createRedisRateLimitStore(client, { prefix, ownsConnection: true }),
+        fallback: createMemoryRateLimitStore(),
+        log: storeLog.log,
+        clock,
+      })
+      const limiter = createRateLimiter({ store, clock })
+      t.after(async () => {
+        await limiter.close()
+        await proxy.close()
+      })
+      await client.connect()
+      const redisCount = () => redis.hget(`${prefix}ip:signin`, 'count')
+      return { proxy, clock, client, limiter, storeLog, redisCount }
+    }
+
+    test('cut off from Redis, calls stay limited from memory and return to Redis after recovery', async (t) => {
+      const { proxy, clock, client, limiter, storeLog, redisCount } = await setup(t)
+      for (let expected = 4; expected >= 2; expected--) {
+        assert.equal((await limiter.check('ip:signin', SIGNIN)).remaining, expected)
+      }
+      assert.equal(await redisCount(), '3')
+      assert.deepEqual(limiter.health(), { backend: 'redis' })
+
+      const closed = once(client, 'close')
+      proxy.cut()
+      await closed
+      await expectLimitedFromMemory(limiter, clock, 'ip:signin')
+      assert.equal(limiter.health().backend, 'memory')
+      assert.equal(limiter.health().degradedSince, START)
+
+      const ready = once(client, 'ready')
+      proxy.restore()
+      await ready
+      assert.equal((await limiter.check('ip:signin', SIGNIN)).success, false)
+      assert.equal(await redisCount(), '3')
+      clock.advance(FAILOVER_RETRY_AFTER_MS)
+      assert.equal((await limiter.check('ip:signin', SIGNIN)).remaining, 1)
+      assert.equal(await redisCount(), '4')
+      assert.deepEqual(limiter.health(), { backend: 'redis' })
+      assert.equal(storeLog.count('warn'), 1)
+      assert.equal(storeLog.count('info'), 1)
+    })
+
+    test('a hanging Redis fails over within the command timeout instead of hanging the request', async (t) => {
+      const { proxy, limiter } = await setup(t, { commandTimeoutMs: 200 })
+      assert.equal((await limiter.check('ip:signin', SIGNIN)).remaining, 4)
+      proxy.hang()
+      const started = performance.now()
+      const result = await limiter.check('ip:signin', SIGNIN)
+      const elapsed = performance.now() - started
+      assert.ok(elapsed >= 150 && elapsed < 1000, `failed over after ${Math.round(elapsed)} ms`)
+      assert.equal(result.remaining, 4)
+      assert.equal(limiter.health().backend, 'memory')
+      assert.match(limiter.health().lastError ?? '', /timed out/i)
     })
   })
 }
