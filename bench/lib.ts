@@ -83,10 +83,18 @@ export interface SpawnOptions {
   /** Record every output line with its time (start-up breakdown); otherwise output is drained. */
   keepOutput?: boolean
   nodeArgs?: string[]
+  /** Folder the child runs in (another checkout, for instance); the repository root by default. */
+  cwd?: string
 }
 
-/** Spawns `node <args>` from the repository root, stdout and stderr piped and always drained. */
-export function spawnNode({ args, env = {}, keepOutput = false, nodeArgs = [] }: SpawnOptions): Child {
+/** Spawns `node <args>` from the repository root (or `cwd`), stdout and stderr piped and always drained. */
+export function spawnNode({
+  args,
+  env = {},
+  keepOutput = false,
+  nodeArgs = [],
+  cwd = REPO_ROOT,
+}: SpawnOptions): Child {
   const childEnv: Record<string, string | undefined> = { ...process.env }
   for (const name of STRIPPED_ENV) delete childEnv[name]
   Object.assign(childEnv, env)
@@ -95,7 +103,7 @@ export function spawnNode({ args, env = {}, keepOutput = false, nodeArgs = [] }:
   const profile = process.env.BENCH_CPU_PROF
   const profileArgs = profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []
   const child = spawn(process.execPath, [...profileArgs, ...nodeArgs, ...args], {
-    cwd: REPO_ROOT,
+    cwd,
     env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -156,7 +164,7 @@ export interface CurioPorts {
   directoryPort: number
 }
 
-/** `node src/main.ts start` with the given ports and settings. */
+/** `node src/main.ts start` with the given ports and settings (of the checkout in `options.cwd`, if given). */
 export function startCurio(
   ports: CurioPorts,
   env: Record<string, string>,
