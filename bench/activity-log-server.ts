@@ -26,7 +26,7 @@ import { createLogger } from '../src/lib/logger.ts'
 import { ActivityList, ExportQuery, ListQuery } from '../src/platform/activity-log/schemas.ts'
 import { EXPORT_HEADER } from '../src/platform/activity-log/service.ts'
 import { buildPlatformApp } from '../src/platform/app.ts'
-import { migrateAll } from '../src/runtime.ts'
+import { createRateLimiterFor, migrateAll } from '../src/runtime.ts'
 import { BENCH_ACTION_TYPES, BENCH_WORDS, type ServerReady } from './activity-log-data.ts'
 
 /** Not a real hash of anything: nobody logs in during the benchmark. */
@@ -68,7 +68,7 @@ let source: DatabaseSource
 if (backend === 'postgres') {
   const url = process.env.BENCH_CHILD_DB_URL
   if (!url) throw new Error('BENCH_CHILD_DB_URL is not set')
-  pool = createPool(url, config.databasePoolSize)
+  pool = createPool(url, config.databasePoolSize, log)
   source = { kind: 'postgres', pool, url }
 } else {
   pglite = await openPglite(undefined)
@@ -195,7 +195,15 @@ await db.execute(sql`vacuum (analyze) platform.activity_log`)
 const vacuumAnalyzeMs = performance.now() - vacuumStarted
 
 const jobs = createJobs({ database, log })
-const { app, services } = await buildPlatformApp({ config, database, clock: systemClock, log, jobs })
+const rateLimiter = await createRateLimiterFor(config, systemClock, log)
+const { app, services } = await buildPlatformApp({
+  config,
+  database,
+  clock: systemClock,
+  log,
+  jobs,
+  rateLimiter,
+})
 
 const keysStarted = performance.now()
 const keys: ServerReady['keys'] = []

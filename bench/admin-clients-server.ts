@@ -14,12 +14,11 @@
 import { parseArgs } from 'node:util'
 import { sql } from 'drizzle-orm'
 import { loadConfig } from '../src/config.ts'
-import { createCountCache } from '../src/db/count-cache.ts'
 import { createPool, type Databases, serviceDatabase } from '../src/db/index.ts'
+import { createAccountService } from '../src/directory/accounts/service.ts'
 import { ensureAdmin } from '../src/directory/admin/bootstrap.ts'
 import { buildDirectoryApp } from '../src/directory/app.ts'
-import { noCrmSync } from '../src/directory/clients/crm.ts'
-import { createClientService } from '../src/directory/clients/service.ts'
+import { clientsModule } from '../src/directory/clients/module.ts'
 import { createJobs } from '../src/jobs/index.ts'
 import { systemClock } from '../src/lib/clock.ts'
 import { createLogger } from '../src/lib/logger.ts'
@@ -51,7 +50,7 @@ if (!url) throw new Error('BENCH_CHILD_DB_URL is not set')
 const log = createLogger('warn')
 const config = loadConfig({ DATA_DIR: 'memory', LOG_LEVEL: 'warn', DIRECTORY_DATABASE_URL: url })
 const startedAt = performance.now()
-const pool = createPool(url, config.databasePoolSize)
+const pool = createPool(url, config.databasePoolSize, log)
 const database = serviceDatabase('directory', { kind: 'postgres', pool, url })
 const db = database.db
 const closeDatabase = () => pool.end()
@@ -166,17 +165,24 @@ await db.execute(sql`vacuum (analyze) directory.client_profiles`)
 const vacuumAnalyzeMs = performance.now() - vacuumStarted
 
 const jobs = createJobs({ database, log })
-const rateLimiter = await createRateLimiterFor(config, systemClock)
-const { app } = await buildDirectoryApp({ config, database, clock: systemClock, log, jobs, rateLimiter })
+const rateLimiter = await createRateLimiterFor(config, systemClock, log)
+const { app, guards } = await buildDirectoryApp({
+  config,
+  database,
+  clock: systemClock,
+  log,
+  jobs,
+  rateLimiter,
+})
 await ensureAdmin({ db, clock: systemClock }, ADMIN_EMAIL, ADMIN_PASSWORD)
 
 // The same service the routes use, for the plans of its statements.
-const clients = createClientService({
+const { clients } = clientsModule({
   db,
   clock: systemClock,
-  crm: noCrmSync,
   log,
-  counts: createCountCache(),
+  accounts: createAccountService({ db, clock: systemClock }),
+  guards,
 })
 
 async function explain(statement: Statement): Promise<string> {

@@ -5,7 +5,7 @@ import { DataDirInUseError } from './db/lock.ts'
 import { ensureAdmin } from './directory/admin/bootstrap.ts'
 import { systemClock } from './lib/clock.ts'
 import { createLogger } from './lib/logger.ts'
-import { migrateAll, RedisUnavailableError, type Runtime, startServices } from './runtime.ts'
+import { migrateAll, type Runtime, startServices } from './runtime.ts'
 
 const USAGE = `Usage: npm run cli -- <command>
 
@@ -15,7 +15,7 @@ const USAGE = `Usage: npm run cli -- <command>
   config docs                           print the configuration table (Markdown)`
 
 /** Errors whose message is the whole story: one line, no stack. */
-const PLAIN_ERRORS = [ConfigError, DataDirInUseError, RedisUnavailableError]
+const PLAIN_ERRORS = [ConfigError, DataDirInUseError]
 
 class UsageError extends Error {}
 
@@ -88,7 +88,7 @@ async function start(arg: string | undefined) {
 async function migrate() {
   const config = loadConfig()
   const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel)
-  const databases = await openDatabases(config)
+  const databases = await openDatabases(config, { log })
   try {
     await migrateAll(databases, SERVICES, log)
     process.stdout.write('Migrations applied for platform and directory.\n')
@@ -109,9 +109,10 @@ async function adminCreate(args: string[]) {
     throw new UsageError('admin create needs --password of 8 to 128 characters')
   }
   const config = loadConfig()
-  const databases = await openDatabases(config)
+  const log = createLogger('warn')
+  const databases = await openDatabases(config, { log })
   try {
-    await migrateAll(databases, ['directory'], createLogger('warn'))
+    await migrateAll(databases, ['directory'], log)
     const { created } = await ensureAdmin(
       { db: databases.directory.db, clock: systemClock },
       values.email,

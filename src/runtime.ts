@@ -1,4 +1,3 @@
-import { Redis } from 'ioredis'
 import type { Logger } from 'pino'
 import type { Config } from './config.ts'
 import { type Databases, openDatabases, type ServiceName } from './db/index.ts'
@@ -9,8 +8,10 @@ import type { App } from './http/app.ts'
 import { createJobs, type Jobs } from './jobs/index.ts'
 import { type Clock, systemClock } from './lib/clock.ts'
 import {
+  createFailoverRateLimitStore,
   createMemoryRateLimitStore,
   createRateLimiter,
+  createRedisClient,
   createRedisRateLimitStore,
   type RateLimiter,
 } from './lib/rate-limiter.ts'
@@ -32,34 +33,29 @@ export interface Runtime {
   stop(): Promise<void>
 }
 
-export class RedisUnavailableError extends Error {
-  constructor(cause: unknown) {
-    super(`REDIS_URL does not answer: ${(cause as Error)?.message ?? cause}`)
-    this.name = 'RedisUnavailableError'
-  }
-}
-
+/**
+ * The rate limiter every service of this process shares: windows in this process, or with REDIS_URL in
+ * Redis, falling back to this process's memory while Redis does not answer (at start too): limits are
+ * then per instance, never off. `/readyz` shows which.
+ */
 export async function createRateLimiterFor(
   config: Config,
   clock: Clock,
+  log: Logger,
   keyPrefix?: string,
 ): Promise<RateLimiter> {
   if (!config.redisUrl) return createRateLimiter({ store: createMemoryRateLimitStore(), clock })
-  const redis = new Redis(config.redisUrl, {
-    lazyConnect: true,
-    maxRetriesPerRequest: 1,
-    enableOfflineQueue: false,
-  })
-  redis.on('error', () => {})
-  try {
-    await redis.connect()
-  } catch (error) {
-    redis.disconnect()
-    throw new RedisUnavailableError(error)
-  }
-  const store = createRedisRateLimitStore(redis, {
-    ownsConnection: true,
-    ...(keyPrefix ? { prefix: keyPrefix } : {}),
+  const redis = createRedisClient(config.redisUrl, { log })
+  // A failed first connection is logged by the client, which goes on reconnecting in the background.
+  await redis.connect().catch(() => {})
+  const store = createFailoverRateLimitStore({
+    primary: createRedisRateLimitStore(redis, {
+      ownsConnection: true,
+      ...(keyPrefix ? { prefix: keyPrefix } : {}),
+    }),
+    fallback: createMemoryRateLimitStore(),
+    log,
+    clock,
   })
   return createRateLimiter({ store, clock })
 }
@@ -87,18 +83,19 @@ export async function startServices(
 ): Promise<Runtime> {
   let embedded: string | undefined
   const databases = await openDatabases(config, {
+    log,
     onEmbedded: (where) => {
       embedded = where
     },
   })
   const started: { service: ServiceName; app: App; jobs: Jobs; port: number }[] = []
-  let rateLimiter: RateLimiter | undefined
+  const rateLimiter = await createRateLimiterFor(config, clock, log)
   let createdAdmin: Runtime['createdAdmin'] = null
 
   const stop = async () => {
     await Promise.allSettled(started.map(({ app }) => app.close()))
     await Promise.allSettled(started.map(({ jobs }) => jobs.stop(config.shutdownTimeoutMs)))
-    await rateLimiter?.close()
+    await rateLimiter.close()
     await databases.close()
   }
 
@@ -108,10 +105,9 @@ export async function startServices(
       const database = databases[service]
       const jobs = createJobs({ database, log: log.child({ service, module: 'jobs' }) })
       if (service === 'platform') {
-        const { app } = await buildPlatformApp({ config, database, clock, log, jobs })
+        const { app } = await buildPlatformApp({ config, database, clock, log, jobs, rateLimiter })
         started.push({ service, app, jobs, port: config.platformPort })
       } else {
-        rateLimiter = await createRateLimiterFor(config, clock)
         const { app } = await buildDirectoryApp({ config, database, clock, log, jobs, rateLimiter })
         started.push({ service, app, jobs, port: config.directoryPort })
         const deps = { db: database.db, clock }

@@ -3,9 +3,10 @@ import { join, resolve } from 'node:path'
 import type { PGlite } from '@electric-sql/pglite'
 import { sql } from 'drizzle-orm'
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres'
-import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core'
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
 import pg from 'pg'
+import type { Logger } from 'pino'
 import type { Config } from '../config.ts'
 import { acquireDirectoryLock, type DirectoryLock } from './lock.ts'
 import { openPglite } from './pglite.ts'
@@ -14,7 +15,8 @@ export type ServiceName = 'platform' | 'directory'
 export const SERVICES: readonly ServiceName[] = ['platform', 'directory']
 
 export type Db = PgDatabase<PgQueryResultHKT>
-export type Tx = PgTransaction<PgQueryResultHKT>
+/** The transaction `db.transaction` hands its callback (a savepoint when nested). */
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
 /** Either the database or an open transaction: what a write that may join a caller's transaction takes. */
 export type DbOrTx = Db | Tx
 
@@ -52,14 +54,15 @@ export function serviceDatabase(service: ServiceName, source: DatabaseSource): S
   }
 }
 
-export function createPool(url: string, max: number): pg.Pool {
+export function createPool(url: string, max: number, log: Pick<Logger, 'warn'>): pg.Pool {
   const pool = new pg.Pool({ connectionString: url, max, application_name: 'curio' })
-  // An idle client's error (server restart) must not crash the process; the next query reconnects.
-  pool.on('error', () => {})
+  // An idle client's error (a server restart) must not crash the process; the next query reconnects.
+  pool.on('error', (error) => log.warn({ err: error }, 'idle database connection failed'))
   return pool
 }
 
 export interface OpenOptions {
+  log: Pick<Logger, 'warn'>
   /** Called once when an embedded database is opened, so start-up can say where data lives. */
   onEmbedded?: (where: string) => void
 }
@@ -68,7 +71,7 @@ export interface OpenOptions {
  * Opens both services' databases as configured: Postgres where a URL is set (services on the same URL
  * share a pool), otherwise one embedded PGlite shared by both, in DATA_DIR (or in memory).
  */
-export async function openDatabases(config: Config, options: OpenOptions = {}): Promise<Databases> {
+export async function openDatabases(config: Config, options: OpenOptions): Promise<Databases> {
   const pools = new Map<string, pg.Pool>()
   let pglite: PGlite | undefined
   let lock: DirectoryLock | undefined
@@ -77,7 +80,7 @@ export async function openDatabases(config: Config, options: OpenOptions = {}): 
     if (url) {
       let pool = pools.get(url)
       if (!pool) {
-        pool = createPool(url, config.databasePoolSize)
+        pool = createPool(url, config.databasePoolSize, options.log)
         pools.set(url, pool)
       }
       return { kind: 'postgres', pool, url }
@@ -120,25 +123,4 @@ export async function openDatabases(config: Config, options: OpenOptions = {}): 
     lock?.release()
     throw error
   }
-}
-
-/** Postgres error codes the services turn into answers. */
-export const PG_UNIQUE_VIOLATION = '23505'
-
-/** The constraint a unique violation broke, or undefined when the error is something else. */
-export function uniqueViolation(error: unknown): { constraint: string } | undefined {
-  let current: unknown = error
-  // Drizzle wraps driver errors; the Postgres code sits on the cause.
-  for (let depth = 0; depth < 3 && current && typeof current === 'object'; depth++) {
-    const candidate = current as { code?: unknown; constraint?: unknown; cause?: unknown }
-    if (candidate.code === PG_UNIQUE_VIOLATION) {
-      return { constraint: typeof candidate.constraint === 'string' ? candidate.constraint : '' }
-    }
-    current = candidate.cause
-  }
-  return undefined
-}
-
-export function isUniqueViolation(error: unknown): boolean {
-  return uniqueViolation(error) !== undefined
 }

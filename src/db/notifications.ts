@@ -16,7 +16,15 @@ export interface ListenHooks {
 }
 
 export interface Notifications {
-  listen(channel: string, onMessage: (payload: string) => void, hooks?: ListenHooks): Promise<void>
+  /**
+   * Adds a handler of `channel`; a channel takes any number of them, each called for every message.
+   * Resolves once the channel is listened to. The returned function removes this handler.
+   */
+  listen(
+    channel: string,
+    onMessage: (payload: string) => void,
+    hooks?: ListenHooks,
+  ): Promise<() => Promise<void>>
   close(): Promise<void>
 }
 
@@ -27,45 +35,93 @@ export async function notify(executor: DbOrTx, channel: string, payload: string)
 
 const RECONNECT_MAX_MS = 30_000
 
-export function createNotifications(source: DatabaseSource, log: Logger): Notifications {
-  if (source.kind === 'pglite') {
-    const unsubscribes: (() => Promise<void>)[] = []
-    return {
-      async listen(channel, onMessage) {
-        unsubscribes.push(await source.pglite.listen(channel, onMessage))
-      },
-      async close() {
-        if (source.pglite.closed) return
-        await Promise.allSettled(unsubscribes.map((unsubscribe) => unsubscribe()))
-      },
-    }
-  }
+interface Handler extends ListenHooks {
+  onMessage: (payload: string) => void
+}
 
-  const url = source.url
-  const subscriptions = new Map<string, { onMessage: (payload: string) => void } & ListenHooks>()
+/** Runs one handler; a throwing handler is logged and never stops the others. */
+function call(log: Logger, channel: string, run: () => void) {
+  try {
+    run()
+  } catch (error) {
+    log.warn({ err: error, channel }, 'notification handler failed')
+  }
+}
+
+const quoted = (channel: string) => `"${channel.replaceAll('"', '')}"`
+
+export function createNotifications(source: DatabaseSource, log: Logger): Notifications {
+  return source.kind === 'pglite'
+    ? embeddedNotifications(source.pglite, log)
+    : serverNotifications(source.url, log)
+}
+
+function embeddedNotifications(
+  pglite: Extract<DatabaseSource, { kind: 'pglite' }>['pglite'],
+  log: Logger,
+): Notifications {
+  const unsubscribes = new Set<() => Promise<void>>()
+  return {
+    async listen(channel, onMessage) {
+      const unsubscribe = await pglite.listen(channel, (payload) =>
+        call(log, channel, () => onMessage(payload)),
+      )
+      unsubscribes.add(unsubscribe)
+      return async () => {
+        if (!unsubscribes.delete(unsubscribe) || pglite.closed) return
+        await unsubscribe()
+      }
+    },
+    async close() {
+      const all = [...unsubscribes]
+      unsubscribes.clear()
+      if (pglite.closed) return
+      await Promise.allSettled(all.map((unsubscribe) => unsubscribe()))
+    },
+  }
+}
+
+function serverNotifications(url: string, log: Logger): Notifications {
+  const channels = new Map<string, Set<Handler>>()
   let client: pg.Client | undefined
+  // The channels the current connection LISTENs to.
+  let listening = new Set<string>()
   let closed = false
   let connecting: Promise<void> | undefined
   let attempt = 0
 
+  const everyHandler = () =>
+    [...channels.entries()].flatMap(([channel, set]) => [...set].map((h) => ({ channel, h })))
+
   async function connect(isReconnect: boolean): Promise<void> {
     const next = new pg.Client({ connectionString: url, application_name: 'curio-listen' })
     next.on('notification', (message) => {
-      const subscription = subscriptions.get(message.channel)
-      if (subscription && message.payload !== undefined) subscription.onMessage(message.payload)
+      const handlers = channels.get(message.channel)
+      if (!handlers || message.payload === undefined) return
+      for (const handler of [...handlers])
+        call(log, message.channel, () => handler.onMessage(message.payload!))
     })
     next.on('error', (error) => log.warn({ err: error }, 'notification connection failed'))
     next.on('end', () => {
       if (closed || client !== next) return
       client = undefined
-      for (const subscription of subscriptions.values()) subscription.onLost?.()
+      log.warn('notification connection lost; caches that depend on it are off until it is back')
+      for (const { channel, h } of everyHandler()) if (h.onLost) call(log, channel, h.onLost)
       scheduleReconnect()
     })
     await next.connect()
-    for (const channel of subscriptions.keys()) await next.query(`listen "${channel.replaceAll('"', '')}"`)
+    const heard = new Set<string>()
+    for (const channel of channels.keys()) {
+      await next.query(`listen ${quoted(channel)}`)
+      heard.add(channel)
+    }
+    listening = heard
     client = next
     attempt = 0
-    if (isReconnect) for (const subscription of subscriptions.values()) subscription.onReconnect?.()
+    if (isReconnect) {
+      log.info('notification connection restored')
+      for (const { channel, h } of everyHandler()) if (h.onReconnect) call(log, channel, h.onReconnect)
+    }
   }
 
   function scheduleReconnect() {
@@ -81,18 +137,38 @@ export function createNotifications(source: DatabaseSource, log: Logger): Notifi
 
   return {
     async listen(channel, onMessage, hooks = {}) {
-      subscriptions.set(channel, { onMessage, ...hooks })
-      if (client) await client.query(`listen "${channel.replaceAll('"', '')}"`)
-      else {
+      const handler: Handler = { onMessage, ...hooks }
+      let handlers = channels.get(channel)
+      if (!handlers) {
+        handlers = new Set()
+        channels.set(channel, handlers)
+      }
+      handlers.add(handler)
+      if (!client) {
         connecting ??= connect(false)
         await connecting
+      }
+      if (client && !listening.has(channel)) {
+        listening.add(channel)
+        await client.query(`listen ${quoted(channel)}`)
+      }
+      return async () => {
+        const set = channels.get(channel)
+        if (!set?.delete(handler) || set.size > 0) return
+        channels.delete(channel)
+        listening.delete(channel)
+        await client?.query(`unlisten ${quoted(channel)}`).catch((error: unknown) => {
+          log.warn({ err: error, channel }, 'could not stop listening')
+        })
       }
     },
     async close() {
       closed = true
       const current = client
       client = undefined
-      await current?.end().catch(() => {})
+      await current
+        ?.end()
+        .catch((error: unknown) => log.warn({ err: error }, 'notification connection did not close cleanly'))
     },
   }
 }

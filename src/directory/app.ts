@@ -1,34 +1,25 @@
 import cookie from '@fastify/cookie'
 import type { Logger } from 'pino'
 import type { Config } from '../config.ts'
-import { createCountCache } from '../db/count-cache.ts'
 import type { ServiceDatabase } from '../db/index.ts'
 import { createNotifications } from '../db/notifications.ts'
 import { type App, createBaseApp } from '../http/app.ts'
+import { installModules } from '../http/modules.ts'
+import { createRateLimit } from '../http/rate-limit.ts'
+import { rateLimitReadiness } from '../http/readiness.ts'
 import type { Jobs } from '../jobs/index.ts'
 import type { Clock } from '../lib/clock.ts'
 import type { RateLimiter } from '../lib/rate-limiter.ts'
+import { createAccountService } from './accounts/service.ts'
 import { createDirectoryGuards, type DirectoryGuards } from './auth/guard.ts'
+import { directoryAuthModule } from './auth/module.ts'
 import { createOriginCheck } from './auth/origin.ts'
-import { directoryAuthRoutes } from './auth/routes.ts'
-import { createDirectoryAuthService } from './auth/service.ts'
 import { createSessionService } from './auth/sessions.ts'
-import { type ContentCache, createContentCache, listenForCategoryChanges } from './categories/cache.ts'
-import { createCategoryGitService } from './categories/git.ts'
-import { categoryGitRoutes } from './categories/git-routes.ts'
-import { categoryRoutes } from './categories/routes.ts'
-import type { Category } from './categories/schemas.ts'
-import { createCategoryService } from './categories/service.ts'
-import { noCrmSync } from './clients/crm.ts'
-import { adminClientRoutes } from './clients/routes.ts'
-import { createClientService } from './clients/service.ts'
-import { CLIENT_PROFILES_CHANGED_CHANNEL } from './clients/tables.ts'
+import { categoriesModule } from './categories/module.ts'
+import { clientsModule } from './clients/module.ts'
 import { DirectoryError } from './http/schemas.ts'
-import { createRateLimit } from './rate-limit.ts'
-import { roleRoutes } from './roles/routes.ts'
-import { createRoleService } from './roles/service.ts'
-import { adminUserRoutes } from './users/routes.ts'
-import { createUserService } from './users/service.ts'
+import { rolesModule } from './roles/module.ts'
+import { usersModule } from './users/module.ts'
 
 export interface DirectoryDeps {
   config: Config
@@ -39,8 +30,6 @@ export interface DirectoryDeps {
   rateLimiter: RateLimiter
 }
 
-export const DIRECTORY_JOBS = { sessionCleanup: 'session-cleanup' } as const
-
 export interface DirectoryApp {
   app: App
   /** The session guards, for modules registered on top of the app. */
@@ -49,7 +38,7 @@ export interface DirectoryApp {
 
 /** Builds the directory API from its modules; the caller starts the jobs and listens. */
 export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryApp> {
-  const { config, database, clock, jobs } = deps
+  const { config, database, clock, jobs, log } = deps
   const db = database.db
 
   const app = await createBaseApp({
@@ -59,7 +48,7 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
       'The back end of one published directory site: accounts, admin management, sponsor ads, reports, ' +
       'geocoding and more. Sign in with /api/auth/signin; the session cookie authenticates what follows. ' +
       'Writes that carry the cookie must come from the app’s own origin (`Origin` or `Referer`).',
-    log: deps.log,
+    log,
     bodyLimitBytes: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     renderError: (error) => ({
@@ -67,9 +56,12 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
       error: error.message,
       ...(error.details === undefined ? {} : { details: error.details }),
     }),
-    isReady: async () => {
-      await database.ping()
-      return true
+    readiness: {
+      database: async () => {
+        await database.ping()
+        return { status: 'ok' }
+      },
+      rateLimits: rateLimitReadiness(deps.rateLimiter),
     },
     securitySchemes: {
       sessionCookie: {
@@ -97,40 +89,29 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
   const rateLimit = createRateLimit({
     limiter: deps.rateLimiter,
     bypassLocalhost: config.rateLimitBypassLocalhost,
-    log: deps.log,
+    scope: 'directory',
   })
-  const auth = createDirectoryAuthService({ db, clock, sessions })
 
-  directoryAuthRoutes(app, {
-    auth,
+  const accounts = createAccountService({ db, clock })
+  const roles = rolesModule({ db, clock, guards })
+  const clients = clientsModule({ db, clock, log, accounts, guards })
+  const auth = directoryAuthModule({
+    db,
+    log,
+    accounts,
+    profiles: clients.profiles,
+    sessions,
     guards,
     rateLimit,
     secureCookies: config.isProduction,
-    sessionTtlSeconds: sessions.ttlSeconds,
+    sessionCleanupCron: config.sessionCleanupCron,
   })
-  adminUserRoutes(app, { users: createUserService({ db, clock }), guards })
-  // Before categoryRoutes, so `/git` is registered ahead of `/:id`.
-  categoryGitRoutes(app, { categoryGit: createCategoryGitService({ db, config }), guards })
-  const categoryCache: ContentCache<Category[]> = createContentCache()
-  categoryRoutes(app, { categories: createCategoryService({ db, clock, cache: categoryCache }), guards })
-  const notifications = createNotifications(database.source, deps.log)
-  app.addHook('onReady', async () => listenForCategoryChanges(notifications, categoryCache))
-  app.addHook('onClose', async () => notifications.close())
-  roleRoutes(app, { roles: createRoleService({ db, clock }), guards })
-  const clientCounts = createCountCache()
-  app.addHook('onReady', async () => clientCounts.listen(notifications, CLIENT_PROFILES_CHANGED_CHANNEL))
-  adminClientRoutes(app, {
-    clients: createClientService({ db, clock, crm: noCrmSync, log: deps.log, counts: clientCounts }),
-    guards,
-  })
+  const users = usersModule({ db, clock, accounts, profiles: clients.profiles, roles: roles.roles, guards })
+  const categories = categoriesModule({ db, clock, config, guards })
 
-  jobs.define({
-    name: DIRECTORY_JOBS.sessionCleanup,
-    cron: config.sessionCleanupCron,
-    handler: async () => {
-      const deleted = await sessions.deleteExpired()
-      deps.log.info({ deleted }, 'expired sessions deleted')
-    },
+  installModules(app, [auth.module, users.module, categories.module, roles.module, clients.module], {
+    jobs,
+    notifications: createNotifications(database.source, log),
   })
 
   return { app, guards }

@@ -15,7 +15,7 @@ import Fastify, {
 import type { Logger } from 'pino'
 import { Type } from 'typebox'
 import type { TrustProxy } from '../config.ts'
-import { type PublicError, toPublicError } from './errors.ts'
+import { fieldLocator, type PublicError, toPublicError } from './errors.ts'
 import { LazyRequestLogger } from './request-logger.ts'
 
 export type App = FastifyInstance<
@@ -35,10 +35,18 @@ export interface BaseAppOptions {
   trustProxy: TrustProxy
   /** The service's error body for a public error. */
   renderError(error: PublicError): unknown
-  /** Whether the service can answer (its database does). */
-  isReady(): Promise<boolean>
+  /**
+   * What /readyz checks, by name: the service is ready unless one is `unavailable`, and answers but says
+   * so when one is `degraded` (a fallback in use).
+   */
+  readiness: Record<string, () => Promise<ReadinessCheck>>
   securitySchemes: Record<string, SecurityScheme>
   tags: { name: string; description: string }[]
+}
+
+export interface ReadinessCheck {
+  status: 'ok' | 'degraded' | 'unavailable'
+  detail?: string
 }
 
 type SecurityScheme =
@@ -67,6 +75,27 @@ const SECURITY_HEADERS = {
 } as const
 
 const HealthBody = Type.Object({ status: Type.String({ examples: ['ok'] }) })
+
+const ReadinessBody = Type.Object({
+  status: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('unavailable')], {
+    examples: ['ok'],
+  }),
+  checks: Type.Record(
+    Type.String(),
+    Type.Object({
+      status: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('unavailable')]),
+      detail: Type.Optional(Type.String()),
+    }),
+    {
+      examples: [
+        {
+          database: { status: 'ok' },
+          rateLimits: { status: 'degraded', detail: 'Redis unreachable: limits are counted per instance' },
+        },
+      ],
+    },
+  ),
+})
 
 const validatorPool = AjvCompiler()
 
@@ -142,7 +171,7 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
   })
 
   app.setErrorHandler(async (error, req, reply) => {
-    const publicError = toPublicError(error)
+    const publicError = toPublicError(error, fieldLocator(req.routeOptions.schema))
     if (publicError.status >= 500)
       req.log.error({ err: error, method: req.method, url: req.url }, 'request failed')
     else req.log.debug({ err: error }, 'request refused')
@@ -194,16 +223,28 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
       schema: {
         tags: ['health'],
         summary: 'Readiness',
-        description: 'Answers 200 once the database answers, 503 otherwise.',
-        response: { 200: HealthBody, 503: HealthBody },
+        description:
+          'Answers 200 once the database answers, 503 otherwise. `checks` names each dependency; ' +
+          '`degraded` means the service answers on a fallback (rate limits counted per instance while Redis ' +
+          'is unreachable).',
+        response: { 200: ReadinessBody, 503: ReadinessBody },
       },
     },
     async (req, reply) => {
-      const ready = await options.isReady().catch((error: unknown) => {
-        req.log.warn({ err: error }, 'readiness check failed')
-        return false
-      })
-      return ready ? { status: 'ok' } : reply.code(503).send({ status: 'unavailable' })
+      const checks: Record<string, ReadinessCheck> = {}
+      for (const [name, check] of Object.entries(options.readiness)) {
+        checks[name] = await check().catch((error: unknown) => {
+          req.log.warn({ err: error, check: name }, 'readiness check failed')
+          return { status: 'unavailable' as const }
+        })
+      }
+      const states = Object.values(checks).map((check) => check.status)
+      const status = states.includes('unavailable')
+        ? 'unavailable'
+        : states.includes('degraded')
+          ? 'degraded'
+          : 'ok'
+      return reply.code(status === 'unavailable' ? 503 : 200).send({ status, checks })
     },
   )
 

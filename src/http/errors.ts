@@ -1,5 +1,5 @@
 import type { FastifyError } from 'fastify'
-import { HttpError } from '../lib/errors.ts'
+import { HttpError, InputError } from '../lib/errors.ts'
 
 /** An error reduced to what may be shown to a client. */
 export interface PublicError {
@@ -58,7 +58,48 @@ const FASTIFY_CLIENT_ERRORS: Record<string, (error: FastifyError) => PublicError
   }),
 }
 
-export function toPublicError(error: FastifyError | Error | unknown): PublicError {
+/** Where a route's input field came from: `name` → `body.name`, `limit` → `query.limit`. */
+export type FieldLocator = (field: string) => string
+
+type PartSchema = { properties?: Record<string, unknown> } | undefined
+
+/**
+ * A locator reading the route's declared schemas: a field belongs to the part (params, query, body) that
+ * declares its first segment. A field no part declares keeps its name.
+ */
+export function fieldLocator(
+  schema:
+    | {
+        params?: unknown
+        querystring?: unknown
+        body?: unknown
+      }
+    | undefined,
+): FieldLocator {
+  const parts: [string, PartSchema][] = [
+    ['params', schema?.params as PartSchema],
+    ['query', schema?.querystring as PartSchema],
+    ['body', schema?.body as PartSchema],
+  ]
+  return (field) => {
+    const top = field.split('.', 1)[0]!
+    const part = parts.find(([, declared]) => declared?.properties && top in declared.properties)
+    return part ? `${part[0]}.${field}` : field
+  }
+}
+
+const unlocated: FieldLocator = (field) => field
+
+export function toPublicError(
+  error: FastifyError | Error | unknown,
+  locate: FieldLocator = unlocated,
+): PublicError {
+  if (error instanceof InputError) {
+    const details = error.issues.map((issue) => ({ field: locate(issue.field), message: issue.message }))
+    const first = details[0]
+    const message = error.summary ?? (first ? `${first.field} ${first.message}` : error.message)
+    return { status: 400, code: error.code, message, details }
+  }
   if (error instanceof HttpError) {
     return { status: error.status, code: error.code, message: error.message, details: error.details }
   }

@@ -15,8 +15,52 @@ export class HttpError extends Error {
   }
 }
 
-export const badRequest = (message: string, details?: unknown, code = 'BAD_REQUEST') =>
-  new HttpError(400, code, message, details)
+/** One failing input field, named as the caller's input names it (`name`, `clients.2.username`). */
+export interface FieldIssue {
+  field: string
+  message: string
+}
+
+/**
+ * A 400 naming the failing input fields. Services name fields as their input does; the HTTP layer adds
+ * where each came from (`body.name`, `query.dateFrom`), since only the route knows. Without a `summary`
+ * the message is the first field's issue.
+ */
+export class InputError extends HttpError {
+  readonly issues: FieldIssue[]
+  readonly summary: string | undefined
+  constructor(issues: FieldIssue[], options: { code?: string; summary?: string } = {}) {
+    const first = issues[0]
+    super(
+      400,
+      options.code ?? 'VALIDATION_ERROR',
+      options.summary ?? (first ? `${first.field} ${first.message}` : 'Invalid request'),
+      issues,
+    )
+    this.name = 'InputError'
+    this.issues = issues
+    this.summary = options.summary
+  }
+}
+
+/** 400 for one input field (`invalidInput('name', 'must not be blank')`), or several. */
+export function invalidInput(field: string, message: string, code?: string): InputError
+export function invalidInput(issues: FieldIssue[], options?: { code?: string; summary?: string }): InputError
+export function invalidInput(
+  fieldOrIssues: string | FieldIssue[],
+  messageOrOptions?: string | { code?: string; summary?: string },
+  code?: string,
+): InputError {
+  if (typeof fieldOrIssues === 'string') {
+    return new InputError(
+      [{ field: fieldOrIssues, message: messageOrOptions as string }],
+      code ? { code } : {},
+    )
+  }
+  return new InputError(fieldOrIssues, (messageOrOptions as { code?: string; summary?: string }) ?? {})
+}
+
+export const badRequest = (message: string, code = 'BAD_REQUEST') => new HttpError(400, code, message)
 export const unauthorized = (message = 'Authentication required', code = 'UNAUTHORIZED') =>
   new HttpError(401, code, message)
 export const forbidden = (message = 'Forbidden', code = 'FORBIDDEN') => new HttpError(403, code, message)

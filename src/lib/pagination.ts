@@ -15,14 +15,45 @@ export const PageQueryFields = {
   }),
 }
 
+/** The figures every paged answer carries, in the field names SPEC.md's lists use. */
+export const PageMetaFields = {
+  page: Type.Integer({ examples: [1] }),
+  limit: Type.Integer({ examples: [10] }),
+  total: Type.Integer({ description: 'matches over all pages', examples: [42] }),
+  totalPages: Type.Integer({ examples: [5] }),
+}
+
 export interface Page {
   page: number
   limit: number
 }
 
+export interface PageMeta {
+  page: number
+  limit: number
+  total: number
+  totalPages: number
+  hasNext: boolean
+  hasPrev: boolean
+}
+
+export interface PageOf<T> {
+  items: T[]
+  meta: PageMeta
+}
+
 export const offsetOf = ({ page, limit }: Page): number => (page - 1) * limit
 
-export function pageMeta(total: number, { page, limit }: Page) {
+export function pageMeta(total: number, { page, limit }: Page): PageMeta {
   const totalPages = Math.ceil(total / limit)
   return { page, limit, total, totalPages, hasNext: page < totalPages, hasPrev: page > 1 }
+}
+
+/** One page of a list and its total, read side by side. */
+export async function fetchPage<T>(
+  page: Page,
+  read: { rows(limit: number, offset: number): Promise<T[]>; total(): Promise<number> },
+): Promise<PageOf<T>> {
+  const [items, total] = await Promise.all([read.rows(page.limit, offsetOf(page)), read.total()])
+  return { items, meta: pageMeta(total, page) }
 }

@@ -1,4 +1,4 @@
-import type { Logger } from 'pino'
+import type { EventBus } from '../db/event-bus.ts'
 import type { GenerateStatus } from './works/tables.ts'
 
 /** Where a request came from, for the events that record it. */
@@ -63,35 +63,6 @@ export type DomainEvent =
 
 export type DomainEventType = DomainEvent['type']
 export type EventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>
-export type Listener<T extends DomainEventType> = (event: EventOf<T>) => unknown
 
-export interface EventBus {
-  on<T extends DomainEventType>(type: T, listener: Listener<T>): void
-  /** Runs every listener of the event and waits for them; a failing listener is logged, never thrown. */
-  emit(event: DomainEvent): Promise<void>
-}
-
-/** The platform's typed, in-process event bus. */
-export function createEventBus(log: Logger): EventBus {
-  const listeners = new Map<DomainEventType, Listener<DomainEventType>[]>()
-  return {
-    on(type, listener) {
-      const list = listeners.get(type) ?? []
-      list.push(listener as unknown as Listener<DomainEventType>)
-      listeners.set(type, list)
-    },
-    async emit(event) {
-      const list = listeners.get(event.type)
-      if (!list) return
-      await Promise.all(
-        list.map(async (listener) => {
-          try {
-            await listener(event as never)
-          } catch (error) {
-            log.error({ err: error, event: event.type }, 'event listener failed')
-          }
-        }),
-      )
-    },
-  }
-}
+/** The platform's domain events; listeners run in the transaction of the change (src/db/event-bus.ts). */
+export type PlatformEvents = EventBus<DomainEvent>

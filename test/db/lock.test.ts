@@ -7,6 +7,7 @@ import { after, describe, it } from 'node:test'
 import { loadConfig } from '../../src/config.ts'
 import { openDatabases } from '../../src/db/index.ts'
 import { acquireDirectoryLock, DataDirInUseError } from '../../src/db/lock.ts'
+import { createLogger } from '../../src/lib/logger.ts'
 
 const LOCK_FILE = 'curio.lock'
 const lockModule = new URL('../../src/db/lock.ts', import.meta.url).href
@@ -130,9 +131,9 @@ describe('openDatabases on an embedded data folder', () => {
   it('a folder already open is refused until its first opener closes it', async () => {
     const dir = tempFolder()
     const config = loadConfig({ DATA_DIR: dir })
-    const first = await openDatabases(config)
+    const first = await openDatabases(config, { log: createLogger('silent') })
     try {
-      await assert.rejects(openDatabases(config), (error: unknown) => {
+      await assert.rejects(openDatabases(config, { log: createLogger('silent') }), (error: unknown) => {
         assert.ok(error instanceof DataDirInUseError)
         assert.ok(error.message.includes(dir), error.message)
         assert.ok(error.message.includes(`pid ${process.pid}`), error.message)
@@ -144,7 +145,7 @@ describe('openDatabases on an embedded data folder', () => {
     }
     assert.equal(existsSync(join(dir, LOCK_FILE)), false)
 
-    const again = await openDatabases(config)
+    const again = await openDatabases(config, { log: createLogger('silent') })
     try {
       await again.platform.ping()
       await again.directory.ping()

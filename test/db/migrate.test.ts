@@ -9,6 +9,8 @@ import { createLogger } from '../../src/lib/logger.ts'
 import { migrateAll } from '../../src/runtime.ts'
 import { createEmptyDatabase, TEST_DATABASE_URL } from '../helpers/database.ts'
 
+const silentLog = createLogger('silent')
+
 const OWN_TABLES: Record<ServiceName, string[]> = {
   platform: ['users', 'refresh_tokens', 'instance_secrets'],
   directory: ['users', 'roles', 'sessions', 'client_profiles'],
@@ -124,7 +126,7 @@ describe('migrateService', () => {
       assert.equal(source.kind, 'postgres')
       if (source.kind !== 'postgres') return
       // Two pools stand for two processes starting against the same server.
-      const otherPool = createPool(source.url, 5)
+      const otherPool = createPool(source.url, 5, silentLog)
       t.after(() => otherPool.end())
       const other = { kind: 'postgres', pool: otherPool, url: source.url } as const
 

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { eq } from 'drizzle-orm'
+import { users } from '../../src/directory/accounts/tables.ts'
 import { sessions } from '../../src/directory/auth/tables.ts'
 import { clientProfiles } from '../../src/directory/clients/tables.ts'
 import { roles } from '../../src/directory/roles/tables.ts'
-import { users } from '../../src/directory/users/tables.ts'
 import { sha256Hex } from '../../src/lib/crypto.ts'
 import {
   APP_ORIGIN,

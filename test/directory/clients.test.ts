@@ -2,12 +2,12 @@ import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { eq, inArray } from 'drizzle-orm'
-import { createCountCache } from '../../src/db/count-cache.ts'
+import { createAccountService } from '../../src/directory/accounts/service.ts'
+import { users } from '../../src/directory/accounts/tables.ts'
 import type { CrmSync } from '../../src/directory/clients/crm.ts'
+import { clientsModule } from '../../src/directory/clients/module.ts'
 import type { Client } from '../../src/directory/clients/schemas.ts'
-import { createClientService } from '../../src/directory/clients/service.ts'
 import { clientProfiles } from '../../src/directory/clients/tables.ts'
-import { users } from '../../src/directory/users/tables.ts'
 import { checkAdminAuth } from '../helpers/admin-auth.ts'
 import {
   APP_ORIGIN,
@@ -334,12 +334,14 @@ describe('admin clients: CRM sync', () => {
         throw new Error('CRM down')
       },
     }
-    const service = createClientService({
-      db: h.databases.directory.db,
+    const db = h.databases.directory.db
+    const { clients: service } = clientsModule({
+      db,
       clock: h.clock,
       crm: failing,
       log: { warn: (...args: unknown[]) => warnings.push(args) } as never,
-      counts: createCountCache(),
+      accounts: createAccountService({ db, clock: h.clock }),
+      guards: h.guards,
     })
     const created = await service.create({ email: uniqueEmail(), company: 'Acme' })
     await service.update(created.id, { company: 'Acme 2' })

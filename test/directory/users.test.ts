@@ -2,8 +2,8 @@ import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { eq } from 'drizzle-orm'
+import { users } from '../../src/directory/accounts/tables.ts'
 import { clientProfiles } from '../../src/directory/clients/tables.ts'
-import { users } from '../../src/directory/users/tables.ts'
 import { checkAdminAuth } from '../helpers/admin-auth.ts'
 import {
   APP_ORIGIN,

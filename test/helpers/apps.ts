@@ -13,6 +13,7 @@ import { createLogger } from '../../src/lib/logger.ts'
 import type { RateLimiter } from '../../src/lib/rate-limiter.ts'
 import { buildPlatformApp, type PlatformApp } from '../../src/platform/app.ts'
 import type { AuthGuard } from '../../src/platform/auth/guard.ts'
+import type { DomainEvent } from '../../src/platform/events.ts'
 import { createRateLimiterFor } from '../../src/runtime.ts'
 import { createTestDatabases, TEST_REDIS_URL, type TestDatabases } from './database.ts'
 
@@ -29,6 +30,8 @@ export interface PlatformHarnessOptions extends HarnessOptions {
   databases?: TestDatabases
   /** Register routes on the app before it is ready (e.g. a probe behind the guard). */
   extend?: (app: App, requireAuth: AuthGuard) => void
+  /** Redis key prefix of the rate limiter; harnesses given the same one share windows, as instances do. */
+  rateLimitPrefix?: string
 }
 
 export interface DirectoryHarnessOptions extends HarnessOptions {
@@ -60,21 +63,35 @@ function testConfig(env: HarnessOptions['env'] = {}) {
 export interface PlatformHarness extends Harness {
   events: PlatformApp['events']
   activity: PlatformApp['activity']
+  rateLimiter: RateLimiter
+  /** Emits a domain event in a transaction of its own, as a service emits it with its change. */
+  emit(event: DomainEvent): Promise<void>
 }
 
+/** A run-unique Redis prefix keeps parallel test files apart on a shared Redis. */
+const uniquePrefix = () => `curio-test:${randomBytes(6).toString('hex')}:`
+
 export async function startPlatform(options: PlatformHarnessOptions = {}): Promise<PlatformHarness> {
-  const config = testConfig(options.env)
+  // Tests make many accounts from inject's 127.0.0.1; the platform's rate-limit tests use other addresses.
+  const config = testConfig({ RATE_LIMIT_BYPASS_LOCALHOST: 'true', ...options.env })
   const log = options.log ?? createLogger('silent')
   const clock = createManualClock()
   const shared = options.databases
   const databases = shared ?? (await createTestDatabases())
   const jobs = createJobs({ database: databases.platform, log, pollingIntervalSeconds: 0.5 })
+  const rateLimiter = await createRateLimiterFor(
+    config,
+    clock,
+    log,
+    options.rateLimitPrefix ?? uniquePrefix(),
+  )
   const { app, requireAuth, events, activity } = await buildPlatformApp({
     config,
     database: databases.platform,
     clock,
     log,
     jobs,
+    rateLimiter,
   })
   options.extend?.(app, requireAuth)
   await jobs.start()
@@ -86,9 +103,12 @@ export async function startPlatform(options: PlatformHarnessOptions = {}): Promi
     jobs,
     events,
     activity,
+    rateLimiter,
+    emit: (event) => databases.platform.db.transaction((tx) => events.emit(event, { tx })),
     async close() {
       await app.close()
       await jobs.stop(2000)
+      await rateLimiter.close()
       if (!shared) await databases.close()
     },
   }
@@ -108,11 +128,11 @@ export async function startDirectory(options: DirectoryHarnessOptions = {}): Pro
   const shared = options.databases
   const databases = shared ?? (await createTestDatabases())
   const jobs = createJobs({ database: databases.directory, log, pollingIntervalSeconds: 0.5 })
-  // A run-unique prefix keeps parallel test files apart on a shared Redis.
   const rateLimiter = await createRateLimiterFor(
     config,
     clock,
-    options.rateLimitPrefix ?? `curio-test:${randomBytes(6).toString('hex')}:`,
+    log,
+    options.rateLimitPrefix ?? uniquePrefix(),
   )
   const { app, guards } = await buildDirectoryApp({
     config,

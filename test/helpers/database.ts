@@ -3,7 +3,10 @@ import { readFileSync } from 'node:fs'
 import pg from 'pg'
 import { createPool, type DatabaseSource, type Databases, serviceDatabase } from '../../src/db/index.ts'
 import { createPglite } from '../../src/db/pglite.ts'
+import { createLogger } from '../../src/lib/logger.ts'
 import { databaseUrlWithName, ensurePgliteTemplate, ensurePostgresTemplate } from './template.ts'
+
+const silentLog = createLogger('silent')
 
 /** Set by `npm test` (and CI) to run the whole suite against a Postgres server. */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined
@@ -54,7 +57,7 @@ export async function createTestDatabases(): Promise<TestDatabases> {
     await admin.end()
   }
   const url = databaseUrlWithName(TEST_DATABASE_URL, name)
-  const pool = createPool(url, 5)
+  const pool = createPool(url, 5, silentLog)
   const source = { kind: 'postgres', pool, url } as const
   let closed = false
   return {
@@ -86,7 +89,7 @@ export async function createEmptyDatabase(): Promise<{ source: DatabaseSource; c
   await admin.query(`create database "${name}"`)
   await admin.end()
   const url = databaseUrlWithName(TEST_DATABASE_URL, name)
-  const pool = createPool(url, 5)
+  const pool = createPool(url, 5, silentLog)
   return {
     source: { kind: 'postgres', pool, url },
     close: async () => {

@@ -65,7 +65,7 @@ export async function ensurePostgresTemplate(adminUrl: string): Promise<string> 
     const building = `${name}_${process.pid}`
     await admin.query(`drop database if exists "${building}"`)
     await admin.query(`create database "${building}"`)
-    const pool = createPool(databaseUrlWithName(adminUrl, building), 4)
+    const pool = createPool(databaseUrlWithName(adminUrl, building), 4, silent)
     const source = { kind: 'postgres', pool, url: databaseUrlWithName(adminUrl, building) } as const
     await migrateAll(
       {

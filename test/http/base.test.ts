@@ -86,12 +86,15 @@ describe('shared HTTP behaviour of both services', () => {
     const service = () => services()[index]
     const label = index === 0 ? 'platform' : 'directory'
 
-    it(`${label}: /healthz and /readyz answer 200 {status:"ok"}`, async () => {
-      for (const url of ['/healthz', '/readyz']) {
-        const res = await service().app.inject(url)
-        assert.equal(res.statusCode, 200)
-        assert.deepEqual(res.json(), { status: 'ok' })
-      }
+    it(`${label}: /healthz and /readyz answer 200 {status:"ok"}, /readyz naming its checks`, async () => {
+      const health = await service().app.inject('/healthz')
+      assert.equal(health.statusCode, 200)
+      assert.deepEqual(health.json(), { status: 'ok' })
+      const ready = await service().app.inject('/readyz')
+      assert.equal(ready.statusCode, 200)
+      assert.equal(ready.json().status, 'ok')
+      assert.deepEqual(ready.json().checks.database, { status: 'ok' })
+      assert.equal(ready.json().checks.rateLimits.status, 'ok')
     })
 
     it(`${label}: an unknown route is 404 in the service's error shape`, async () => {
@@ -263,12 +266,17 @@ describe('shared HTTP behaviour of both services', () => {
 
   it('readyz answers 503 once the database is gone', async () => {
     const gone = await startPlatform({ log })
-    await gone.databases.close()
-    const res = await gone.app.inject('/readyz')
-    assert.equal(res.statusCode, 503)
-    assert.deepEqual(res.json(), { status: 'unavailable' })
-    await gone.app.close()
-    await gone.jobs.stop(1000).catch(() => {})
+    try {
+      await gone.databases.close()
+      const res = await gone.app.inject('/readyz')
+      assert.equal(res.statusCode, 503)
+      assert.equal(res.json().status, 'unavailable')
+      assert.deepEqual(res.json().checks.database, { status: 'unavailable' })
+    } finally {
+      await gone.app.close()
+      await gone.jobs.stop(1000).catch(() => {})
+      await gone.rateLimiter.close()
+    }
   })
 
   it('no password, token or cookie reaches the log', async () => {

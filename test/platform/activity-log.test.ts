@@ -102,9 +102,9 @@ describe('activity log: rows from domain events', () => {
     const work = await addWork(me)
     const base = { userId: me.id, workId: work.id, workName: work.name }
     await setWorkStatus(work.id, 'GENERATING')
-    await h.events.emit({ type: 'WorkGenerationStarted', ...base })
+    await h.emit({ type: 'WorkGenerationStarted', ...base })
     assert.equal((await get(me, '/api/activity-log/running-count')).json().count, 1)
-    await h.events.emit({
+    await h.emit({
       type: 'WorkGenerationCompleted',
       ...base,
       generateStatus: 'COMPLETED',
@@ -125,11 +125,11 @@ describe('activity log: rows from domain events', () => {
     for (const end of ['ok', 'ERROR', 'CANCELED'] as const) {
       const work = await addWork(me, `Site ${end}`)
       const base = { userId: me.id, workId: work.id, workName: work.name, ...deploy }
-      await h.events.emit({ type: 'DeploymentDispatched', ...base })
+      await h.emit({ type: 'DeploymentDispatched', ...base })
       if (end === 'ok') {
-        await h.events.emit({ type: 'DeploymentCompleted', ...base, url: 'https://site.example' })
+        await h.emit({ type: 'DeploymentCompleted', ...base, url: 'https://site.example' })
       } else {
-        await h.events.emit({ type: 'DeploymentFailed', ...base, terminalState: end, error: 'build failed' })
+        await h.emit({ type: 'DeploymentFailed', ...base, terminalState: end, error: 'build failed' })
       }
       const { activities } = await list(me, `?workId=${work.id}`)
       assert.equal(activities.length, 1)
@@ -146,7 +146,7 @@ describe('activity log: rows from domain events', () => {
     const me = await account()
     const work = await addWork(me)
     h.clock.advance(1000)
-    await h.events.emit({
+    await h.emit({
       type: 'MemberInvited',
       userId: me.id,
       workId: work.id,
@@ -155,7 +155,7 @@ describe('activity log: rows from domain events', () => {
       role: 'editor',
     })
     h.clock.advance(1000)
-    await h.events.emit({
+    await h.emit({
       type: 'WorksConfigSyncFailed',
       userId: me.id,
       workId: work.id,
@@ -179,13 +179,16 @@ describe('activity log: reads', () => {
     const me = await account()
     for (let index = 0; index < 4; index++) {
       h.clock.advance(1000)
-      await h.activity.record({
-        userId: me.id,
-        actionType: 'settings_updated',
-        action: 'settings.updated',
-        status: index === 3 ? 'failed' : 'completed',
-        summary: `change ${index}`,
-      })
+      await h.activity.record(
+        {
+          userId: me.id,
+          actionType: 'settings_updated',
+          action: 'settings.updated',
+          status: index === 3 ? 'failed' : 'completed',
+          summary: `change ${index}`,
+        },
+        h.databases.platform.db,
+      )
     }
     const page = await list(me, '?limit=2&offset=1')
     assert.equal(page.total, 5)
@@ -209,14 +212,17 @@ describe('activity log: reads', () => {
     const day = (date: string) => new Date(`${date}T12:00:00Z`).getTime()
     const write = async (at: number, fields: Partial<Parameters<typeof h.activity.record>[0]>) => {
       h.clock.set(at)
-      await h.activity.record({
-        userId: me.id,
-        actionType: 'item_added',
-        action: 'item_added',
-        status: 'completed',
-        summary: 'Added an item',
-        ...fields,
-      })
+      await h.activity.record(
+        {
+          userId: me.id,
+          actionType: 'item_added',
+          action: 'item_added',
+          status: 'completed',
+          summary: 'Added an item',
+          ...fields,
+        },
+        h.databases.platform.db,
+      )
     }
     await write(day('2026-03-01'), { workId: espresso.id, summary: 'Added "Blue Bottle"' })
     await write(day('2026-03-02'), { workId: tea.id, summary: 'Added 100% matcha_bar', status: 'failed' })
@@ -249,7 +255,7 @@ describe('activity log: reads', () => {
       .update(works)
       .set({ generateStatus: 'GENERATING', recentLogs: ['fetching sources', 'writing items'] })
       .where(eq(works.id, work.id))
-    await h.events.emit({
+    await h.emit({
       type: 'WorkGenerationStarted',
       userId: me.id,
       workId: work.id,
@@ -268,7 +274,7 @@ describe('activity log: reads', () => {
   it('entries of a deleted work are kept with workId null', async () => {
     const me = await account()
     const work = await addWork(me)
-    await h.events.emit({ type: 'WorkCreated', userId: me.id, workId: work.id, workName: work.name })
+    await h.emit({ type: 'WorkCreated', userId: me.id, workId: work.id, workName: work.name })
     await h.databases.platform.db.delete(works).where(eq(works.id, work.id))
     const [entry] = (await list(me, '?actionType=work_created')).activities
     assert.equal(entry?.workId, null)
@@ -313,7 +319,7 @@ describe('activity log: reconciliation', () => {
     const cases = ['COMPLETED', 'ERROR', 'CANCELLED', 'GENERATING', 'deleted'] as const
     for (const state of cases) {
       const work = await addWork(me, `Work ${state}`)
-      await h.events.emit({
+      await h.emit({
         type: 'WorkGenerationStarted',
         userId: me.id,
         workId: work.id,
@@ -338,7 +344,7 @@ describe('activity log: reconciliation', () => {
     const me = await account()
     await list(me)
     const work = await addWork(me)
-    await h.events.emit({
+    await h.emit({
       type: 'WorkGenerationStarted',
       userId: me.id,
       workId: work.id,
@@ -368,13 +374,16 @@ describe('activity log: CSV export', () => {
     ]
     for (const summary of tricky) {
       h.clock.advance(1)
-      await h.activity.record({
-        userId: me.id,
-        actionType: 'export',
-        action: 'export',
-        status: 'completed',
-        summary,
-      })
+      await h.activity.record(
+        {
+          userId: me.id,
+          actionType: 'export',
+          action: 'export',
+          status: 'completed',
+          summary,
+        },
+        h.databases.platform.db,
+      )
     }
     const res = await get(me, '/api/activity-log/export')
     assert.equal(res.statusCode, 200)
@@ -443,15 +452,18 @@ describe('activity log: analytics forwarding', () => {
       payload: { email: uniqueEmail(), password: 'a good password' },
     })
     const userId = res.json().user.id
-    await forwarding.activity.record({
-      userId,
-      actionType: 'settings_updated',
-      action: 'settings.updated',
-      status: 'completed',
-      summary: 'Changed the theme',
-      details: { theme: 'dark' },
-      metadata: { plan: 'pro', summary: 'overridden by the row' },
-    })
+    await forwarding.activity.record(
+      {
+        userId,
+        actionType: 'settings_updated',
+        action: 'settings.updated',
+        status: 'completed',
+        summary: 'Changed the theme',
+        details: { theme: 'dark' },
+        metadata: { plan: 'pro', summary: 'overridden by the row' },
+      },
+      forwarding.databases.platform.db,
+    )
     await fake.waitFor((events) => events.filter((event) => event.distinct_id === userId).length === 2)
     const [signup, settings] = fake.captured.filter((event) => event.distinct_id === userId)
     assert.equal(signup?.api_key, 'phc_test_key')
@@ -506,11 +518,11 @@ describe('activity log: reconciliation of deployments', () => {
       providerId: 'vercel',
       providerName: 'Vercel',
     }
-    await h.events.emit({ type: 'DeploymentDispatched', ...deploy })
+    await h.emit({ type: 'DeploymentDispatched', ...deploy })
     // Verification gives up after 13 minutes; a minute's grace later the row is known stale.
     h.clock.advance(14 * 60_000 + 1000)
     const recent = await addWork(me, 'Recent site')
-    await h.events.emit({ type: 'DeploymentDispatched', ...deploy, workId: recent.id, workName: recent.name })
+    await h.emit({ type: 'DeploymentDispatched', ...deploy, workId: recent.id, workName: recent.name })
     assert.equal(
       (await get(me, '/api/activity-log/running-count')).json().count,
       1,

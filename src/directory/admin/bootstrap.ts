@@ -3,9 +3,12 @@ import { and, eq } from 'drizzle-orm'
 import type { Db } from '../../db/index.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { hashPassword, verifyPassword } from '../../lib/passwords.ts'
+import { normaliseEmail } from '../accounts/rules.ts'
+import { createAccountService } from '../accounts/service.ts'
+import { users } from '../accounts/tables.ts'
+import { createProfileService } from '../clients/profiles.ts'
+import { createRoleService } from '../roles/service.ts'
 import { ADMIN_ROLE_ID, roles } from '../roles/tables.ts'
-import { createAccount, normaliseEmail } from '../users/accounts.ts'
-import { users } from '../users/tables.ts'
 
 export const LOCAL_ADMIN_EMAIL = 'admin@localhost'
 
@@ -14,58 +17,40 @@ interface Deps {
   clock: Clock
 }
 
-/** Makes sure the seeded admin role exists, is active and grants admin. */
-async function ensureAdminRole({ db, clock }: Deps): Promise<void> {
-  await db
-    .insert(roles)
-    .values({
-      id: ADMIN_ROLE_ID,
-      name: 'Administrator',
-      description: 'Full access to every admin area',
-      isAdmin: true,
-    })
-    .onConflictDoUpdate({
-      target: roles.id,
-      set: { status: 'active', isAdmin: true, updatedAt: clock.now() },
-    })
-}
-
 /**
- * Makes sure `email` is an active admin whose password is `password`: creates the account when missing,
- * otherwise moves it to the admin role (unless its role already grants admin) and resets the password.
- * Returns whether an account was created.
+ * Makes sure `email` is an active admin whose password is `password`: creates the account (with its client
+ * profile) when missing, otherwise moves it to the admin role (unless its role already grants admin) and
+ * resets the password. Returns whether an account was created. Runs before the app exists (start-up, the
+ * CLI), so it builds the services it needs.
  */
 export async function ensureAdmin(
   deps: Deps,
   email: string,
   password: string,
 ): Promise<{ created: boolean }> {
-  const { db, clock } = deps
-  await ensureAdminRole(deps)
-  const [existing] = await db
+  const accounts = createAccountService(deps)
+  await createRoleService(deps).ensureAdminRole()
+  const [existing] = await deps.db
     .select({ user: users, role: roles })
     .from(users)
     .leftJoin(roles, eq(roles.id, users.roleId))
     .where(eq(users.email, normaliseEmail(email)))
   if (!existing) {
-    await createAccount(
-      deps,
-      { email, passwordHash: await hashPassword(password), name: 'Administrator', roleId: ADMIN_ROLE_ID },
-      async () => undefined,
-    )
+    await createProfileService({ ...deps, accounts }).openAccount({
+      email,
+      passwordHash: await hashPassword(password),
+      name: 'Administrator',
+      roleId: ADMIN_ROLE_ID,
+    })
     return { created: true }
   }
   const holdsAdmin = existing.role?.status === 'active' && existing.role.isAdmin
   const passwordMatches = await verifyPassword(existing.user.passwordHash, password)
-  await db
-    .update(users)
-    .set({
-      status: 'active',
-      updatedAt: clock.now(),
-      ...(holdsAdmin ? {} : { roleId: ADMIN_ROLE_ID }),
-      ...(passwordMatches ? {} : { passwordHash: await hashPassword(password) }),
-    })
-    .where(eq(users.id, existing.user.id))
+  await accounts.update(existing.user.id, {
+    status: 'active',
+    ...(holdsAdmin ? {} : { roleId: ADMIN_ROLE_ID }),
+    ...(passwordMatches ? {} : { passwordHash: await hashPassword(password) }),
+  })
   return { created: false }
 }
 

@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { App } from '../../http/app.ts'
+import type { RateLimit } from '../../http/rate-limit.ts'
 import { errors } from '../http/schemas.ts'
-import { type createRateLimit, RATE_LIMITS } from '../rate-limit.ts'
+import { RATE_LIMITS } from '../rate-limit.ts'
 import type { DirectoryGuards } from './guard.ts'
 import { AccountAnswer, CurrentUserAnswer, RegisterBody, SigninBody, SignoutAnswer } from './schemas.ts'
 import type { DirectoryAuthService } from './service.ts'
@@ -12,7 +13,7 @@ const tags = ['auth']
 export interface DirectoryAuthRouteDeps {
   auth: DirectoryAuthService
   guards: DirectoryGuards
-  rateLimit: ReturnType<typeof createRateLimit>
+  rateLimit: RateLimit
   secureCookies: boolean
   sessionTtlSeconds: number
 }

@@ -1,8 +1,9 @@
 import { type Static, Type } from 'typebox'
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../lib/passwords.ts'
+import { EmailAddress } from '../accounts/rules.ts'
 
 export const RegisterBody = Type.Object({
-  email: Type.String({ format: 'email', maxLength: 254, examples: ['grace@example.com'] }),
+  email: EmailAddress,
   password: Type.String({
     minLength: PASSWORD_MIN_LENGTH,
     maxLength: PASSWORD_MAX_LENGTH,
@@ -22,6 +23,7 @@ export const AccountUser = Type.Object({
   email: Type.String({ examples: ['grace@example.com'] }),
   name: Type.Union([Type.String(), Type.Null()], { examples: ['Grace Hopper'] }),
 })
+export type AccountUser = Static<typeof AccountUser>
 
 export const AccountAnswer = Type.Object({ success: Type.Literal(true), user: AccountUser })
 

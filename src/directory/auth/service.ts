@@ -1,33 +1,25 @@
-import { eq, sql } from 'drizzle-orm'
 import type { Db } from '../../db/index.ts'
-import type { Clock } from '../../lib/clock.ts'
 import { forbidden, unauthorized } from '../../lib/errors.ts'
 import { hashPassword, verifyPassword } from '../../lib/passwords.ts'
+import type { AccountService } from '../accounts/service.ts'
+import type { ProfileService } from '../clients/profiles.ts'
 import { USER_ROLE_ID } from '../roles/tables.ts'
-import { createAccount, normaliseEmail } from '../users/accounts.ts'
-import { users } from '../users/tables.ts'
+import type { AccountUser } from './schemas.ts'
 import type { SessionMeta, SessionService } from './sessions.ts'
 
-export interface AccountView {
-  id: string
-  email: string
-  name: string | null
-}
-
 export interface SignedIn {
-  user: AccountView
+  user: AccountUser
   session: { token: string; expiresAt: Date }
 }
 
-export function createDirectoryAuthService({
-  db,
-  clock,
-  sessions,
-}: {
+export interface DirectoryAuthDeps {
   db: Db
-  clock: Clock
+  accounts: Pick<AccountService, 'findByEmail' | 'recordSignin'>
+  profiles: Pick<ProfileService, 'openAccount'>
   sessions: SessionService
-}) {
+}
+
+export function createDirectoryAuthService({ db, accounts, profiles, sessions }: DirectoryAuthDeps) {
   return {
     /** Creates the user, their client profile and a session, all or nothing. */
     async register(
@@ -35,12 +27,15 @@ export function createDirectoryAuthService({
       meta: SessionMeta,
     ): Promise<SignedIn> {
       const passwordHash = await hashPassword(input.password)
-      const { user, result: session } = await createAccount(
-        { db, clock },
-        { email: input.email, passwordHash, name: input.name.trim(), roleId: USER_ROLE_ID },
-        (tx, created) => sessions.create(tx, created.id, meta),
-      )
-      return { user: { id: user.id, email: user.email, name: user.name }, session }
+      return db.transaction(async (tx) => {
+        const { user } = await profiles.openAccount(
+          { email: input.email, passwordHash, name: input.name.trim(), roleId: USER_ROLE_ID },
+          {},
+          tx,
+        )
+        const session = await sessions.create(tx, user.id, meta)
+        return { user: { id: user.id, email: user.email, name: user.name }, session }
+      })
     },
 
     /** Checks the password and opens a new session; the session the browser held before is revoked. */
@@ -49,19 +44,13 @@ export function createDirectoryAuthService({
       meta: SessionMeta,
       previousToken: string | undefined,
     ): Promise<SignedIn> {
-      const [user] = await db
-        .select()
-        .from(users)
-        .where(eq(users.email, normaliseEmail(input.email)))
+      const user = await accounts.findByEmail(input.email)
       const valid = await verifyPassword(user?.passwordHash, input.password)
       if (!user || !valid) throw unauthorized('Wrong email or password', 'INVALID_CREDENTIALS')
       if (user.status !== 'active') throw forbidden('This account is inactive', 'ACCOUNT_INACTIVE')
       if (previousToken) await sessions.revoke(previousToken)
       const session = await db.transaction(async (tx) => {
-        await tx
-          .update(users)
-          .set({ lastLoginAt: clock.now(), loginCount: sql`${users.loginCount} + 1` })
-          .where(eq(users.id, user.id))
+        await accounts.recordSignin(user.id, tx)
         return sessions.create(tx, user.id, meta)
       })
       return { user: { id: user.id, email: user.email, name: user.name }, session }

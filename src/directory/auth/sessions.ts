@@ -2,12 +2,12 @@ import { and, eq, gt, lte } from 'drizzle-orm'
 import type { Db, DbOrTx } from '../../db/index.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { randomToken, sha256Hex } from '../../lib/crypto.ts'
+import { DAY_MS, toSeconds } from '../../lib/time.ts'
+import { users } from '../accounts/tables.ts'
 import { roles } from '../roles/tables.ts'
-import { users } from '../users/tables.ts'
 import { sessions } from './tables.ts'
 
 export const SESSION_COOKIE = 'curio_session'
-const DAY_MS = 86_400_000
 
 /** The signed-in user behind a session cookie. */
 export interface Viewer {
@@ -30,7 +30,7 @@ export interface SessionMeta {
 
 export function createSessionService({ db, clock, ttlDays }: { db: Db; clock: Clock; ttlDays: number }) {
   return {
-    ttlSeconds: ttlDays * 86_400,
+    ttlSeconds: toSeconds(ttlDays * DAY_MS),
 
     /** Opens a session for the user; only the hash of the returned token is stored. */
     async create(

@@ -1,7 +1,7 @@
 import { index, uuid, varchar } from 'drizzle-orm/pg-core'
 import { timestamptz } from '../../db/columns.ts'
+import { users } from '../accounts/tables.ts'
 import { directorySchema } from '../schema.ts'
-import { users } from '../users/tables.ts'
 
 /** A signed-in browser. The cookie carries a random token; only its SHA-256 hash is stored. */
 export const sessions = directorySchema.table(

@@ -7,8 +7,8 @@ import {
   gitHostStatus,
   splitRepository,
 } from '../../integrations/github/client.ts'
-import { badRequest, HttpError } from '../../lib/errors.ts'
-import { CATEGORY_NAME_MAX_LENGTH, CATEGORY_NAME_MIN_LENGTH } from './schemas.ts'
+import { HttpError } from '../../lib/errors.ts'
+import { checkedCategoryName } from './service.ts'
 import { categories } from './tables.ts'
 
 /** The categories file in the data repository: a JSON array of `{id, name}` at the repository root. */
@@ -190,12 +190,7 @@ export function createCategoryGitService({
 
     /** Adds or renames `{id, name}` in the file and commits it; one retry when the file moved meanwhile. */
     async commit(body: GitCategory): Promise<{ category: GitCategory; message: string }> {
-      const name = body.name.trim()
-      if (name.length < CATEGORY_NAME_MIN_LENGTH || name.length > CATEGORY_NAME_MAX_LENGTH) {
-        const message = `must be ${CATEGORY_NAME_MIN_LENGTH} to ${CATEGORY_NAME_MAX_LENGTH} characters`
-        throw badRequest(`name ${message}`, [{ field: 'body.name', message }], 'VALIDATION_ERROR')
-      }
-      const category = { id: body.id, name }
+      const category = { id: body.id, name: checkedCategoryName(body.name) }
       const connection = connect()
       const branch = await defaultBranch(connection)
 

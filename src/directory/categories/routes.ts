@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app.ts'
-import { badRequest } from '../../lib/errors.ts'
+import { invalidInput } from '../../lib/errors.ts'
 import type { DirectoryGuards } from '../auth/guard.ts'
 import { errors } from '../http/schemas.ts'
 import {
@@ -33,8 +33,7 @@ export interface CategoryRouteDeps {
 async function requireCategoryIdsArray(req: FastifyRequest) {
   const body = req.body as { categoryIds?: unknown } | null | undefined
   if (!Array.isArray(body?.categoryIds)) {
-    const message = 'must be a non-empty array of category ids'
-    throw badRequest(`categoryIds ${message}`, [{ field: 'body.categoryIds', message }], 'VALIDATION_ERROR')
+    throw invalidInput('categoryIds', 'must be a non-empty array of category ids')
   }
 }
 
@@ -57,7 +56,10 @@ export function categoryRoutes(app: App, { categories, guards }: CategoryRouteDe
         response: { 200: CategoryListAnswer, ...errors(400, 401) },
       },
     },
-    async (req) => ({ success: true as const, ...(await categories.list(req.query)) }),
+    async (req) => {
+      const { items, meta } = await categories.list(req.query)
+      return { success: true as const, categories: items, ...meta }
+    },
   )
 
   app.post(

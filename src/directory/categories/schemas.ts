@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox'
 import { Timestamp } from '../../http/schemas.ts'
-import { PageQueryFields } from '../../lib/pagination.ts'
+import { PageMetaFields, PageQueryFields } from '../../lib/pagination.ts'
 
 /** SPEC.md "Directory: category" and Limits. */
 export const CATEGORY_NAME_MIN_LENGTH = 2
@@ -111,10 +111,7 @@ export const AllCategoriesQuery = Type.Object({
 export const CategoryListAnswer = Type.Object({
   success: Type.Literal(true),
   categories: Type.Array(Category),
-  total: Type.Integer({ examples: [42] }),
-  page: Type.Integer({ examples: [1] }),
-  limit: Type.Integer({ examples: [10] }),
-  totalPages: Type.Integer({ examples: [5] }),
+  ...PageMetaFields,
 })
 
 export const CategoryCreatedAnswer = Type.Object({

@@ -1,11 +1,13 @@
 import { and, asc, count, desc, eq, inArray, ne, type SQL, sql } from 'drizzle-orm'
-import { type Db, type DbOrTx, uniqueViolation } from '../../db/index.ts'
+import { onUniqueViolation } from '../../db/errors.ts'
+import type { Db, DbOrTx } from '../../db/index.ts'
+import type { InvalidatedCache } from '../../db/invalidated-cache.ts'
 import { notify } from '../../db/notifications.ts'
 import type { Clock } from '../../lib/clock.ts'
-import { badRequest, conflict, notFound } from '../../lib/errors.ts'
-import { offsetOf } from '../../lib/pagination.ts'
+import { conflict, invalidInput, notFound } from '../../lib/errors.ts'
+import { fetchPage, type PageOf } from '../../lib/pagination.ts'
 import { slugify } from '../../lib/slug.ts'
-import { CATEGORIES_CONTENT, CONTENT_CHANGED_CHANNEL, type ContentCache } from './cache.ts'
+import { CATEGORIES_CONTENT, CONTENT_CHANGED_CHANNEL } from './cache.ts'
 import {
   CATEGORY_ID_MAX_LENGTH,
   CATEGORY_NAME_MAX_LENGTH,
@@ -19,10 +21,9 @@ import { categories } from './tables.ts'
 export interface CategoryServiceDeps {
   db: Db
   clock: Clock
-  cache: ContentCache<Category[]>
+  /** The active categories per locale, invalidated by every categories write (see cache.ts). */
+  cache: InvalidatedCache<Category[]>
 }
-
-const NAME_INDEX = 'categories_name_lower_unique'
 
 const nameTaken = () => conflict('A category with this name already exists', 'CATEGORY_NAME_EXISTS')
 const idTaken = (id: string) =>
@@ -38,11 +39,13 @@ const columns = {
   updatedAt: categories.updatedAt,
 }
 
-function checkedName(raw: string): string {
+export function checkedCategoryName(raw: string): string {
   const name = raw.trim()
   if (name.length < CATEGORY_NAME_MIN_LENGTH || name.length > CATEGORY_NAME_MAX_LENGTH) {
-    const message = `must be ${CATEGORY_NAME_MIN_LENGTH} to ${CATEGORY_NAME_MAX_LENGTH} characters`
-    throw badRequest(`name ${message}`, [{ field: 'body.name', message }], 'VALIDATION_ERROR')
+    throw invalidInput(
+      'name',
+      `must be ${CATEGORY_NAME_MIN_LENGTH} to ${CATEGORY_NAME_MAX_LENGTH} characters`,
+    )
   }
   return name
 }
@@ -65,11 +68,8 @@ export function createCategoryService({ db, clock, cache }: CategoryServiceDeps)
     return result
   }
 
-  function conflictOf(error: unknown, id: string): unknown {
-    const violation = uniqueViolation(error)
-    if (!violation) return error
-    return violation.constraint === NAME_INDEX ? nameTaken() : idTaken(id)
-  }
+  const conflicts = (id: string) =>
+    onUniqueViolation({ categories_name_lower_unique: nameTaken, categories_pkey: () => idTaken(id) })
 
   async function find(id: string): Promise<Category | undefined> {
     const [row] = await db.select(columns).from(categories).where(eq(categories.id, id))
@@ -77,7 +77,7 @@ export function createCategoryService({ db, clock, cache }: CategoryServiceDeps)
   }
 
   return {
-    async list(query: CategoryListQuery) {
+    async list(query: CategoryListQuery): Promise<PageOf<Category>> {
       const where = query.includeInactive === 'true' ? undefined : eq(categories.isActive, true)
       const direction = query.sortOrder === 'desc' ? desc : asc
       const orderBy: SQL[] =
@@ -86,24 +86,17 @@ export function createCategoryService({ db, clock, cache }: CategoryServiceDeps)
           : query.sortBy === 'id'
             ? [direction(categories.id)]
             : [direction(categories.sortOrder), direction(categories.name), direction(categories.id)]
-      const [rows, [totals]] = await Promise.all([
-        db
-          .select(columns)
-          .from(categories)
-          .where(where)
-          .orderBy(...orderBy)
-          .limit(query.limit)
-          .offset(offsetOf(query)),
-        db.select({ total: count() }).from(categories).where(where),
-      ])
-      const total = totals?.total ?? 0
-      return {
-        categories: rows,
-        total,
-        page: query.page,
-        limit: query.limit,
-        totalPages: Math.ceil(total / query.limit),
-      }
+      return fetchPage(query, {
+        rows: (limit, offset) =>
+          db
+            .select(columns)
+            .from(categories)
+            .where(where)
+            .orderBy(...orderBy)
+            .limit(limit)
+            .offset(offset),
+        total: async () => (await db.select({ total: count() }).from(categories).where(where))[0]?.total ?? 0,
+      })
     },
 
     /** The active categories in order, from the content cache. */
@@ -125,58 +118,47 @@ export function createCategoryService({ db, clock, cache }: CategoryServiceDeps)
     },
 
     async create(body: CreateCategoryBody): Promise<Category> {
-      const name = checkedName(body.name)
+      const name = checkedCategoryName(body.name)
       const id = body.id ?? slugify(name, CATEGORY_ID_MAX_LENGTH)
-      if (!id) {
-        const message = 'is required: the name has no letters or digits to make one from'
-        throw badRequest(`id ${message}`, [{ field: 'body.id', message }], 'VALIDATION_ERROR')
-      }
-      try {
-        return await write(async (tx) => {
-          const [byName] = await tx.select({ id: categories.id }).from(categories).where(sameName(name))
-          if (byName) throw nameTaken()
-          const [byId] = await tx.select({ id: categories.id }).from(categories).where(eq(categories.id, id))
-          if (byId) throw idTaken(id)
-          const now = clock.now()
-          const [created] = await tx
-            .insert(categories)
-            .values({
-              id,
-              name,
-              // New categories go to the end of the order.
-              sortOrder: sql`(select coalesce(max(${categories.sortOrder}), -1) + 1 from ${categories})`,
-              createdAt: now,
-              updatedAt: now,
-            })
-            .returning(columns)
-          if (!created) throw new Error('category insert returned no row')
-          return created
-        })
-      } catch (error) {
-        throw conflictOf(error, id)
-      }
+      if (!id) throw invalidInput('id', 'is required: the name has no letters or digits to make one from')
+      return write(async (tx) => {
+        const [byName] = await tx.select({ id: categories.id }).from(categories).where(sameName(name))
+        if (byName) throw nameTaken()
+        const [byId] = await tx.select({ id: categories.id }).from(categories).where(eq(categories.id, id))
+        if (byId) throw idTaken(id)
+        const now = clock.now()
+        const [created] = await tx
+          .insert(categories)
+          .values({
+            id,
+            name,
+            // New categories go to the end of the order.
+            sortOrder: sql`(select coalesce(max(${categories.sortOrder}), -1) + 1 from ${categories})`,
+            createdAt: now,
+            updatedAt: now,
+          })
+          .returning(columns)
+        if (!created) throw new Error('category insert returned no row')
+        return created
+      }).catch(conflicts(id))
     },
 
     async update(id: string, body: { name: string }): Promise<Category> {
-      const name = checkedName(body.name)
-      try {
-        return await write(async (tx) => {
-          const [taken] = await tx
-            .select({ id: categories.id })
-            .from(categories)
-            .where(and(sameName(name), ne(categories.id, id)))
-          if (taken) throw nameTaken()
-          const [updated] = await tx
-            .update(categories)
-            .set({ name, updatedAt: clock.now() })
-            .where(eq(categories.id, id))
-            .returning(columns)
-          if (!updated) throw categoryNotFound()
-          return updated
-        })
-      } catch (error) {
-        throw conflictOf(error, id)
-      }
+      const name = checkedCategoryName(body.name)
+      return write(async (tx) => {
+        const [taken] = await tx
+          .select({ id: categories.id })
+          .from(categories)
+          .where(and(sameName(name), ne(categories.id, id)))
+        if (taken) throw nameTaken()
+        const [updated] = await tx
+          .update(categories)
+          .set({ name, updatedAt: clock.now() })
+          .where(eq(categories.id, id))
+          .returning(columns)
+        if (!updated) throw categoryNotFound()
+        return updated
+      }).catch(conflicts(id))
     },
 
     /** `hard` deletes the row; otherwise the category is deactivated (SPEC.md: soft delete). */
@@ -204,10 +186,9 @@ export function createCategoryService({ db, clock, cache }: CategoryServiceDeps)
         const known = new Set(current.map((row) => row.id))
         const unknown = categoryIds.filter((id) => !known.has(id))
         if (unknown.length > 0) {
-          throw badRequest(
-            `Unknown category ids: ${unknown.join(', ')}`,
-            unknown.map((id) => ({ field: 'body.categoryIds', message: `no category has the id "${id}"` })),
-            'UNKNOWN_CATEGORY_IDS',
+          throw invalidInput(
+            unknown.map((id) => ({ field: 'categoryIds', message: `no category has the id "${id}"` })),
+            { code: 'UNKNOWN_CATEGORY_IDS', summary: `Unknown category ids: ${unknown.join(', ')}` },
           )
         }
         const listed = new Set(categoryIds)

@@ -6,6 +6,7 @@ import {
   AdvancedSearchQuery,
   BulkAnswer,
   BulkDeleteBody,
+  type BulkResult,
   BulkUpdateBody,
   ClientAnswer,
   ClientCreatedAnswer,
@@ -24,6 +25,12 @@ import type { ClientService } from './service.ts'
 const tags = ['clients']
 const security = [{ sessionCookie: [] }]
 const BASE = '/api/admin/clients'
+
+const bulkAnswer = (result: BulkResult, verb: string) => ({
+  success: true as const,
+  message: `${result.summary.successful} of ${result.summary.total} clients ${verb}`,
+  ...result,
+})
 
 export interface AdminClientRouteDeps {
   clients: ClientService
@@ -50,8 +57,8 @@ export function adminClientRoutes(app: App, { clients, guards }: AdminClientRout
       },
     },
     async (req) => {
-      const { clients: list, meta } = await clients.list(req.query)
-      return { success: true as const, data: { clients: list }, meta }
+      const { items, meta } = await clients.list(req.query)
+      return { success: true as const, data: { clients: items }, meta }
     },
   )
 
@@ -112,7 +119,10 @@ export function adminClientRoutes(app: App, { clients, guards }: AdminClientRout
         response: { 200: DashboardAnswer, ...errors(400, 401, 403) },
       },
     },
-    async (req) => ({ success: true as const, data: await clients.dashboard(req.query) }),
+    async (req) => {
+      const { items, meta, stats } = await clients.dashboard(req.query)
+      return { success: true as const, data: { clients: items, stats, meta } }
+    },
   )
 
   app.get(
@@ -131,7 +141,13 @@ export function adminClientRoutes(app: App, { clients, guards }: AdminClientRout
         response: { 200: AdvancedSearchAnswer, ...errors(400, 401, 403) },
       },
     },
-    async (req) => ({ success: true as const, data: await clients.advancedSearch(req.query) }),
+    async (req) => {
+      const { items, meta, appliedFilters, searchTime } = await clients.advancedSearch(req.query)
+      return {
+        success: true as const,
+        data: { clients: items, pagination: meta, searchMetadata: { appliedFilters, searchTime } },
+      }
+    },
   )
 
   app.put(
@@ -149,7 +165,7 @@ export function adminClientRoutes(app: App, { clients, guards }: AdminClientRout
         response: { 200: BulkAnswer, ...errors(400, 401, 403) },
       },
     },
-    async (req) => clients.bulkUpdate(req.body),
+    async (req) => bulkAnswer(await clients.bulkUpdate(req.body.clients), 'updated'),
   )
 
   app.delete(
@@ -167,7 +183,7 @@ export function adminClientRoutes(app: App, { clients, guards }: AdminClientRout
         response: { 200: BulkAnswer, ...errors(400, 401, 403) },
       },
     },
-    async (req) => clients.bulkDelete(req.body),
+    async (req) => bulkAnswer(await clients.bulkDelete(req.body.clients), 'deleted'),
   )
 
   app.get(

@@ -1,13 +1,11 @@
 import { type Static, type TSchema, Type } from 'typebox'
-import { NullableTimestamp, Timestamp } from '../../http/schemas.ts'
-import { PageQueryFields } from '../../lib/pagination.ts'
+import { DateFilter, NullableTimestamp, Timestamp } from '../../http/schemas.ts'
+import { PageMetaFields, PageQueryFields } from '../../lib/pagination.ts'
+import { EmailAddress, Username } from '../accounts/rules.ts'
 
 /** Field lengths follow the client_profiles columns; bulk calls are capped so one request stays bounded. */
 export const CLIENT_LIMITS = {
-  emailMax: 254,
   displayNameMax: 100,
-  usernameMin: 3,
-  usernameMax: 50,
   bioMax: 2000,
   jobTitleMax: 100,
   companyMax: 200,
@@ -57,31 +55,14 @@ const Nullable = <T extends TSchema>(schema: T) =>
   // Null first: with type coercion on, a string branch tried first would turn null into ''.
   Type.Union([Type.Null(), schema])
 
-const Email = Type.String({
-  format: 'email',
-  maxLength: CLIENT_LIMITS.emailMax,
-  examples: ['ada@example.com'],
-})
 const DisplayName = Type.String({ minLength: 1, maxLength: CLIENT_LIMITS.displayNameMax, examples: ['Ada'] })
-const Username = Type.String({
-  minLength: CLIENT_LIMITS.usernameMin,
-  maxLength: CLIENT_LIMITS.usernameMax,
-  pattern: '^[a-zA-Z0-9_-]+$',
-  examples: ['ada_l'],
-})
 // http(s) only: these end up in links and <img src>.
 const HttpUrl = (maxLength: number) => Type.String({ format: 'uri', pattern: '^https?://', maxLength })
 const Text = (maxLength: number) => Type.String({ maxLength })
 const Search = (description: string) =>
   Type.Optional(Type.String({ maxLength: CLIENT_LIMITS.searchMax, description }))
 /** SPEC.md: an ISO date (`YYYY-MM-DD`) or date-time. */
-const DateBound = (description: string) =>
-  Type.Optional(
-    Type.Union([Type.String({ format: 'date' }), Type.String({ format: 'date-time' })], {
-      description,
-      examples: ['2026-01-31'],
-    }),
-  )
+const DateBound = (description: string) => Type.Optional(DateFilter(description))
 
 const ListFilterFields = {
   ...PageQueryFields,
@@ -123,7 +104,7 @@ export const AdvancedSearchQuery = Type.Object({
 export type AdvancedSearchQuery = Static<typeof AdvancedSearchQuery>
 
 export const CreateClientBody = Type.Object({
-  email: Email,
+  email: EmailAddress,
   displayName: Type.Optional(DisplayName),
   username: Type.Optional(Username),
   bio: Type.Optional(Text(CLIENT_LIMITS.bioMax)),
@@ -205,12 +186,7 @@ export const Client = Type.Object(
 )
 export type Client = Static<typeof Client>
 
-const ListMeta = Type.Object({
-  page: Type.Integer(),
-  totalPages: Type.Integer(),
-  total: Type.Integer(),
-  limit: Type.Integer(),
-})
+const ListMeta = Type.Object(PageMetaFields)
 
 export const ClientListAnswer = Type.Object({
   success: Type.Literal(true),
@@ -288,12 +264,7 @@ export const AdvancedSearchAnswer = Type.Object({
   success: Type.Literal(true),
   data: Type.Object({
     clients: Type.Array(Client),
-    pagination: Type.Object({
-      page: Type.Integer(),
-      limit: Type.Integer(),
-      total: Type.Integer(),
-      totalPages: Type.Integer(),
-    }),
+    pagination: ListMeta,
     searchMetadata: Type.Object({
       appliedFilters: Type.Record(Type.String(), Type.Unknown(), {
         description: 'the filters and sort the search used',
@@ -303,13 +274,19 @@ export const AdvancedSearchAnswer = Type.Object({
   }),
 })
 
-export const BulkAnswer = Type.Object({
-  success: Type.Literal(true),
-  message: Type.String(),
+/** Per-index outcomes of a bulk call: every item is tried, a failure never stops the others. */
+const BulkResultFields = {
   results: Type.Array(Type.Object({ index: Type.Integer(), id: Type.String(), success: Type.Literal(true) })),
   errors: Type.Array(Type.Object({ index: Type.Integer(), id: Type.String(), error: Type.String() })),
   summary: Type.Object({ total: Type.Integer(), successful: Type.Integer(), failed: Type.Integer() }),
+}
+const BulkResult = Type.Object(BulkResultFields)
+export type BulkResult = Static<typeof BulkResult>
+
+export const BulkAnswer = Type.Object({
+  success: Type.Literal(true),
+  message: Type.String({ examples: ['2 of 3 clients updated'] }),
+  ...BulkResultFields,
 })
-export type BulkAnswer = Static<typeof BulkAnswer>
 
 export const DeletedAnswer = Type.Object({ success: Type.Literal(true), message: Type.String() })

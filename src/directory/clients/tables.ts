@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm'
 import { boolean, index, integer, text, uuid, varchar } from 'drizzle-orm/pg-core'
 import { timestamptz } from '../../db/columns.ts'
+import { users } from '../accounts/tables.ts'
 import { directorySchema } from '../schema.ts'
-import { users } from '../users/tables.ts'
 
 export const ACCOUNT_TYPES = ['individual', 'business', 'enterprise'] as const
 export const CLIENT_STATUSES = ['active', 'inactive', 'suspended', 'trial'] as const

@@ -38,7 +38,10 @@ export function roleRoutes(app: App, { roles, guards }: { roles: RoleService; gu
         response: { 200: RoleList, ...errors(400, 401, 403) },
       },
     },
-    async (req) => ({ success: true as const, ...(await roles.list(req.query)) }),
+    async (req) => {
+      const { items, meta } = await roles.list(req.query)
+      return { success: true as const, roles: items, ...meta }
+    },
   )
 
   app.post(

@@ -1,6 +1,6 @@
-import { Type } from 'typebox'
+import { type Static, Type } from 'typebox'
 import { Timestamp } from '../../http/schemas.ts'
-import { PageQueryFields } from '../../lib/pagination.ts'
+import { PageMetaFields, PageQueryFields } from '../../lib/pagination.ts'
 import { ROLE_STATUSES } from './tables.ts'
 
 /** SPEC.md "Limits", Roles. */
@@ -36,6 +36,7 @@ export const Role = Type.Object(
   },
   { description: 'A role' },
 )
+export type Role = Static<typeof Role>
 
 export const RoleParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: ROLE_ID_MAX_LENGTH }) })
 
@@ -77,10 +78,7 @@ export const PermissionsBody = Type.Object({
 export const RoleList = Type.Object({
   success: Type.Literal(true),
   roles: Type.Array(Role),
-  total: Type.Integer(),
-  page: Type.Integer(),
-  limit: Type.Integer(),
-  totalPages: Type.Integer(),
+  ...PageMetaFields,
 })
 
 export const RoleAnswer = Type.Object({ success: Type.Literal(true), data: Role })

@@ -1,8 +1,9 @@
 import { asc, count, desc, eq, sql } from 'drizzle-orm'
-import { type Db, uniqueViolation } from '../../db/index.ts'
+import { onUniqueViolation } from '../../db/errors.ts'
+import type { Db } from '../../db/index.ts'
 import type { Clock } from '../../lib/clock.ts'
-import { badRequest, conflict, notFound } from '../../lib/errors.ts'
-import { offsetOf, type Page } from '../../lib/pagination.ts'
+import { badRequest, conflict, invalidInput, notFound } from '../../lib/errors.ts'
+import { fetchPage, type Page, type PageOf } from '../../lib/pagination.ts'
 import { slugify } from '../../lib/slug.ts'
 import { invalidPermissions } from './permissions.ts'
 import {
@@ -10,19 +11,9 @@ import {
   ROLE_NAME_MAX_LENGTH,
   ROLE_NAME_MIN_LENGTH,
   type ROLE_SORT_FIELDS,
+  type Role,
 } from './schemas.ts'
 import { ADMIN_ROLE_ID, type RoleStatus, roles } from './tables.ts'
-
-export interface RoleView {
-  id: string
-  name: string
-  description: string
-  status: RoleStatus
-  isAdmin: boolean
-  permissions: string[]
-  created_at: Date
-  updated_at: Date
-}
 
 export interface RoleListQuery extends Page {
   status?: RoleStatus
@@ -46,7 +37,7 @@ export interface RoleServiceDeps {
 
 type RoleRow = typeof roles.$inferSelect
 
-const viewOf = (row: RoleRow): RoleView => ({
+const viewOf = (row: RoleRow): Role => ({
   id: row.id,
   name: row.name,
   description: row.description,
@@ -63,19 +54,20 @@ const SORT_COLUMNS = { name: roles.name, id: roles.id, created_at: roles.created
 function checkedName(name: string): string {
   const trimmed = name.trim()
   if (trimmed.length < ROLE_NAME_MIN_LENGTH || trimmed.length > ROLE_NAME_MAX_LENGTH) {
-    const message = `must be ${ROLE_NAME_MIN_LENGTH} to ${ROLE_NAME_MAX_LENGTH} characters`
-    throw badRequest(`body.name ${message}`, [{ field: 'body.name', message }])
+    throw invalidInput('name', `must be ${ROLE_NAME_MIN_LENGTH} to ${ROLE_NAME_MAX_LENGTH} characters`)
   }
   return trimmed
 }
 
-/** A unique violation on the roles table as the 409 SPEC.md asks for; anything else is rethrown. */
-function duplicateOr(error: unknown, name: string, id?: string): never {
-  const violation = uniqueViolation(error)
-  if (!violation) throw error
-  if (violation.constraint === 'roles_pkey' && id !== undefined)
-    throw conflict(`A role with id "${id}" already exists`, 'ROLE_EXISTS')
-  throw conflict(`A role named "${name}" already exists`, 'ROLE_EXISTS')
+/** SPEC.md: a duplicate role name or id is 409. */
+function duplicates(name: string, id?: string) {
+  const nameTaken = () => conflict(`A role named "${name}" already exists`, 'ROLE_EXISTS')
+  return onUniqueViolation({
+    roles_pkey:
+      id === undefined ? nameTaken : () => conflict(`A role with id "${id}" already exists`, 'ROLE_EXISTS'),
+    roles_name_unique: nameTaken,
+    roles_name_lower_unique: nameTaken,
+  })
 }
 
 export function createRoleService({ db, clock }: RoleServiceDeps) {
@@ -86,30 +78,46 @@ export function createRoleService({ db, clock }: RoleServiceDeps) {
   }
 
   return {
-    async list(query: RoleListQuery) {
+    async list(query: RoleListQuery): Promise<PageOf<Role>> {
       const where = query.status ? eq(roles.status, query.status) : undefined
       const order = query.sortOrder === 'desc' ? desc : asc
-      const [rows, [totals]] = await Promise.all([
-        db
-          .select()
-          .from(roles)
-          .where(where)
-          .orderBy(order(SORT_COLUMNS[query.sortBy]), order(roles.id))
-          .limit(query.limit)
-          .offset(offsetOf(query)),
-        db.select({ total: count() }).from(roles).where(where),
-      ])
-      const total = totals?.total ?? 0
-      return {
-        roles: rows.map(viewOf),
-        total,
-        page: query.page,
-        limit: query.limit,
-        totalPages: Math.ceil(total / query.limit),
-      }
+      return fetchPage(query, {
+        rows: async (limit, offset) =>
+          (
+            await db
+              .select()
+              .from(roles)
+              .where(where)
+              .orderBy(order(SORT_COLUMNS[query.sortBy]), order(roles.id))
+              .limit(limit)
+              .offset(offset)
+          ).map(viewOf),
+        total: async () => (await db.select({ total: count() }).from(roles).where(where))[0]?.total ?? 0,
+      })
     },
 
-    async listActive(): Promise<RoleView[]> {
+    async exists(id: string): Promise<boolean> {
+      const [row] = await db.select({ id: roles.id }).from(roles).where(eq(roles.id, id))
+      return row !== undefined
+    },
+
+    /** Makes sure the seeded admin role exists, is active and grants admin. */
+    async ensureAdminRole(): Promise<void> {
+      await db
+        .insert(roles)
+        .values({
+          id: ADMIN_ROLE_ID,
+          name: 'Administrator',
+          description: 'Full access to every admin area',
+          isAdmin: true,
+        })
+        .onConflictDoUpdate({
+          target: roles.id,
+          set: { status: 'active', isAdmin: true, updatedAt: clock.now() },
+        })
+    },
+
+    async listActive(): Promise<Role[]> {
       const rows = await db.select().from(roles).where(eq(roles.status, 'active')).orderBy(asc(roles.name))
       return rows.map(viewOf)
     },
@@ -127,72 +135,59 @@ export function createRoleService({ db, clock }: RoleServiceDeps) {
       return row ?? { total: 0, active: 0, inactive: 0, averagePermissions: 0 }
     },
 
-    async get(id: string): Promise<RoleView> {
+    async get(id: string): Promise<Role> {
       return viewOf(await find(id))
     },
 
     /** The id is the name's slug; the primary key and the case-insensitive name index settle races. */
-    async create(input: CreateRoleInput): Promise<RoleView> {
+    async create(input: CreateRoleInput): Promise<Role> {
       const name = checkedName(input.name)
       const id = slugify(name, ROLE_ID_MAX_LENGTH)
-      if (!id) {
-        const message = 'must contain letters or digits'
-        throw badRequest(`body.name ${message}`, [{ field: 'body.name', message }])
-      }
+      if (!id) throw invalidInput('name', 'must contain letters or digits')
       const now = clock.now()
-      try {
-        const [row] = await db
-          .insert(roles)
-          .values({
-            id,
-            name,
-            description: input.description,
-            status: input.status ?? 'active',
-            isAdmin: input.isAdmin ?? false,
-            createdAt: now,
-            updatedAt: now,
-          })
-          .returning()
-        return viewOf(row as RoleRow)
-      } catch (error) {
-        duplicateOr(error, name, id)
-      }
+      const [row] = await db
+        .insert(roles)
+        .values({
+          id,
+          name,
+          description: input.description,
+          status: input.status ?? 'active',
+          isAdmin: input.isAdmin ?? false,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning()
+        .catch(duplicates(name, id))
+      return viewOf(row!)
     },
 
-    async update(id: string, input: UpdateRoleInput): Promise<RoleView> {
+    async update(id: string, input: UpdateRoleInput): Promise<Role> {
       await find(id)
       const name = input.name === undefined ? undefined : checkedName(input.name)
       // An instance must keep a working admin role; demoting it could lock every admin out.
       if (id === ADMIN_ROLE_ID && (input.status === 'inactive' || input.isAdmin === false)) {
-        throw badRequest(
-          'The admin role cannot be deactivated or lose admin rights',
-          undefined,
-          'ADMIN_ROLE_PROTECTED',
-        )
+        throw badRequest('The admin role cannot be deactivated or lose admin rights', 'ADMIN_ROLE_PROTECTED')
       }
-      try {
-        const [row] = await db
-          .update(roles)
-          .set({
-            ...(name === undefined ? {} : { name }),
-            ...(input.description === undefined ? {} : { description: input.description }),
-            ...(input.status === undefined ? {} : { status: input.status }),
-            ...(input.isAdmin === undefined ? {} : { isAdmin: input.isAdmin }),
-            updatedAt: clock.now(),
-          })
-          .where(eq(roles.id, id))
-          .returning()
-        if (!row) throw notFound('Role not found', 'ROLE_NOT_FOUND')
-        return viewOf(row)
-      } catch (error) {
-        duplicateOr(error, name ?? '')
-      }
+      const [row] = await db
+        .update(roles)
+        .set({
+          ...(name === undefined ? {} : { name }),
+          ...(input.description === undefined ? {} : { description: input.description }),
+          ...(input.status === undefined ? {} : { status: input.status }),
+          ...(input.isAdmin === undefined ? {} : { isAdmin: input.isAdmin }),
+          updatedAt: clock.now(),
+        })
+        .where(eq(roles.id, id))
+        .returning()
+        .catch(duplicates(name ?? ''))
+      if (!row) throw notFound('Role not found', 'ROLE_NOT_FOUND')
+      return viewOf(row)
     },
 
     /** `hard` removes the role (its users lose it); otherwise it is marked inactive. */
     async remove(id: string, hard: boolean): Promise<{ hard: boolean }> {
       if (id === ADMIN_ROLE_ID) {
-        throw badRequest('The admin role cannot be deleted', undefined, 'ADMIN_ROLE_PROTECTED')
+        throw badRequest('The admin role cannot be deleted', 'ADMIN_ROLE_PROTECTED')
       }
       const changed = hard
         ? await db.delete(roles).where(eq(roles.id, id)).returning({ id: roles.id })
@@ -213,13 +208,15 @@ export function createRoleService({ db, clock }: RoleServiceDeps) {
       }
     },
 
-    async replacePermissions(id: string, permissions: string[]): Promise<RoleView> {
+    async replacePermissions(id: string, permissions: string[]): Promise<Role> {
       const invalid = invalidPermissions(permissions)
       if (invalid.length > 0) {
-        throw badRequest(
-          `Invalid permissions: ${invalid.join(', ')}`,
-          [{ field: 'body.permissions', message: `unknown permissions: ${invalid.join(', ')}` }],
-          'INVALID_PERMISSIONS',
+        throw invalidInput(
+          [{ field: 'permissions', message: `unknown permissions: ${invalid.join(', ')}` }],
+          {
+            code: 'INVALID_PERMISSIONS',
+            summary: `Invalid permissions: ${invalid.join(', ')}`,
+          },
         )
       }
       const [row] = await db

@@ -45,7 +45,10 @@ export function adminUserRoutes(app: App, { users, guards }: AdminUserRouteDeps)
         response: { 200: UserListAnswer, ...errors(400, 401, 403) },
       },
     },
-    async (req) => ({ success: true as const, ...(await users.list(req.query)) }),
+    async (req) => {
+      const { items, meta } = await users.list(req.query)
+      return { success: true as const, data: items, ...meta }
+    },
   )
 
   app.post(

@@ -1,20 +1,17 @@
 import { type Static, Type } from 'typebox'
 import { NullableTimestamp, Timestamp } from '../../http/schemas.ts'
-import { PageQueryFields } from '../../lib/pagination.ts'
+import { PageMetaFields, PageQueryFields } from '../../lib/pagination.ts'
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../lib/passwords.ts'
+import { EmailAddress, NewUsername, USERNAME_MAX_LENGTH, Username } from '../accounts/rules.ts'
 
 /** SPEC.md "Limits", Users. */
 export const USER_LIMITS = {
-  usernameMin: 3,
-  usernameMaxCreate: 30,
-  usernameMaxUpdate: 50,
   nameMin: 2,
   nameMax: 100,
   titleMax: 100,
   avatarMax: 500,
   searchMax: 100,
   roleMax: 50,
-  emailMax: 254,
 } as const
 
 export const USER_SORT_FIELDS = ['name', 'username', 'email', 'role', 'created_at'] as const
@@ -22,11 +19,6 @@ export type UserSortField = (typeof USER_SORT_FIELDS)[number]
 
 const Status = Type.Union([Type.Literal('active'), Type.Literal('inactive')], {
   examples: ['active'],
-})
-const Email = Type.String({
-  format: 'email',
-  maxLength: USER_LIMITS.emailMax,
-  examples: ['grace@example.com'],
 })
 const Name = Type.String({
   minLength: USER_LIMITS.nameMin,
@@ -75,11 +67,8 @@ export const UserListQuery = Type.Object({
 export type UserListQuery = Static<typeof UserListQuery>
 
 export const CreateUserBody = Type.Object({
-  username: Type.String({
-    pattern: `^[a-zA-Z0-9_-]{${USER_LIMITS.usernameMin},${USER_LIMITS.usernameMaxCreate}}$`,
-    examples: ['grace_hopper'],
-  }),
-  email: Email,
+  username: NewUsername,
+  email: EmailAddress,
   name: Name,
   password: Type.String({
     minLength: PASSWORD_MIN_LENGTH,
@@ -93,15 +82,8 @@ export const CreateUserBody = Type.Object({
 export type CreateUserBody = Static<typeof CreateUserBody>
 
 export const UpdateUserBody = Type.Object({
-  username: Type.Optional(
-    Type.String({
-      minLength: USER_LIMITS.usernameMin,
-      maxLength: USER_LIMITS.usernameMaxUpdate,
-      pattern: '^[a-zA-Z0-9_-]+$',
-      examples: ['grace_hopper'],
-    }),
-  ),
-  email: Type.Optional(Email),
+  username: Type.Optional(Username),
+  email: Type.Optional(EmailAddress),
   name: Type.Optional(Name),
   title: Type.Optional(Nullable(Title)),
   avatar: Type.Optional(Nullable(Avatar)),
@@ -111,14 +93,14 @@ export const UpdateUserBody = Type.Object({
 export type UpdateUserBody = Static<typeof UpdateUserBody>
 
 export const CheckEmailBody = Type.Object({
-  email: Email,
+  email: EmailAddress,
   excludeId: Type.Optional(Type.String({ format: 'uuid', description: 'a user to leave out' })),
 })
 
 export const CheckUsernameBody = Type.Object({
   username: Type.String({
     minLength: 1,
-    maxLength: USER_LIMITS.usernameMaxUpdate,
+    maxLength: USERNAME_MAX_LENGTH,
     examples: ['grace_hopper'],
   }),
   excludeId: Type.Optional(Type.String({ format: 'uuid', description: 'a user to leave out' })),
@@ -152,10 +134,7 @@ export const UserAnswer = Type.Object({ success: Type.Literal(true), data: Admin
 export const UserListAnswer = Type.Object({
   success: Type.Literal(true),
   data: Type.Array(AdminUser),
-  total: Type.Integer(),
-  page: Type.Integer(),
-  limit: Type.Integer(),
-  totalPages: Type.Integer(),
+  ...PageMetaFields,
 })
 
 export const UserCreatedAnswer = Type.Object({

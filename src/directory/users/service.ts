@@ -1,18 +1,21 @@
-import { and, asc, count, desc, eq, gte, isNotNull, ne, or, type SQL, sql } from 'drizzle-orm'
-import { type Db, uniqueViolation } from '../../db/index.ts'
+import { and, asc, count, desc, eq, gte, isNotNull, type SQL, sql } from 'drizzle-orm'
+import { anyContaining } from '../../db/filters.ts'
+import type { Db } from '../../db/index.ts'
 import type { Clock } from '../../lib/clock.ts'
-import { badRequest, HttpError, notFound } from '../../lib/errors.ts'
-import { offsetOf } from '../../lib/pagination.ts'
+import { badRequest, HttpError, invalidInput, notFound } from '../../lib/errors.ts'
+import { isUuid } from '../../lib/ids.ts'
+import { fetchPage, type PageOf } from '../../lib/pagination.ts'
 import { hashPassword } from '../../lib/passwords.ts'
-import { clientProfiles } from '../clients/tables.ts'
-import { roles } from '../roles/tables.ts'
-import { createAccount, normaliseEmail, type UserRow } from './accounts.ts'
+import { DAY_MS } from '../../lib/time.ts'
+import { normaliseEmail } from '../accounts/rules.ts'
+import type { AccountService, UserRow } from '../accounts/service.ts'
+import { users } from '../accounts/tables.ts'
+import type { ProfileService } from '../clients/profiles.ts'
+import type { RoleService } from '../roles/service.ts'
 import type { AdminUser, CreateUserBody, UpdateUserBody, UserListQuery, UserSortField } from './schemas.ts'
-import { users } from './tables.ts'
 
 const RECENT_DAYS = 30
 const TOP_ACTIVE_USERS = 5
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 const SORT_COLUMNS: Record<UserSortField, SQL> = {
   name: sql`lower(${users.name})`,
@@ -38,85 +41,57 @@ export function toAdminUser(user: UserRow): AdminUser {
   }
 }
 
-/** `%`, `_` and `\` match themselves in a LIKE pattern. */
-const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (char) => `\\${char}`)
-
-const sameUsername = (username: string) => sql`lower(${users.username}) = lower(${username})`
-
+/** SPEC.md: a duplicate email or username is 400 on the admin users API (409 elsewhere). */
 const duplicateError = (field: 'email' | 'username') =>
-  field === 'email'
-    ? badRequest(
-        'A user with this email already exists',
-        [{ field: 'email', message: 'is taken' }],
-        'EMAIL_TAKEN',
-      )
-    : badRequest(
-        'A user with this username already exists',
-        [{ field: 'username', message: 'is taken' }],
-        'USERNAME_TAKEN',
-      )
+  invalidInput([{ field, message: 'is taken' }], {
+    code: field === 'email' ? 'EMAIL_TAKEN' : 'USERNAME_TAKEN',
+    summary: `A user with this ${field} already exists`,
+  })
 
-export function createUserService({ db, clock }: { db: Db; clock: Clock }) {
+/** A taken email or username found by the database (a concurrent write) is the same 400. */
+function asDuplicate(error: unknown): never {
+  if (error instanceof HttpError && error.status === 409) {
+    if (error.code === 'EMAIL_TAKEN') throw duplicateError('email')
+    if (error.code === 'USERNAME_TAKEN') throw duplicateError('username')
+  }
+  throw error
+}
+
+export interface UserServiceDeps {
+  db: Db
+  clock: Clock
+  accounts: Omit<AccountService, 'recordSignin'>
+  profiles: Pick<ProfileService, 'openAccount' | 'mirrorIdentity'>
+  roles: Pick<RoleService, 'exists'>
+}
+
+export function createUserService({ db, clock, accounts, profiles, roles }: UserServiceDeps) {
   async function find(id: string): Promise<UserRow> {
-    if (!UUID.test(id)) throw notFound('User not found', 'USER_NOT_FOUND')
-    const [user] = await db.select().from(users).where(eq(users.id, id))
+    const user = isUuid(id) ? await accounts.get(id) : undefined
     if (!user) throw notFound('User not found', 'USER_NOT_FOUND')
     return user
   }
 
-  async function emailExists(email: string, excludeId?: string): Promise<boolean> {
-    const [row] = await db
-      .select({ id: users.id })
-      .from(users)
-      .where(and(eq(users.email, normaliseEmail(email)), excludeId ? ne(users.id, excludeId) : undefined))
-      .limit(1)
-    return row !== undefined
-  }
-
-  async function usernameExists(username: string, excludeId?: string): Promise<boolean> {
-    const [row] = await db
-      .select({ id: users.id })
-      .from(users)
-      .where(and(sameUsername(username), excludeId ? ne(users.id, excludeId) : undefined))
-      .limit(1)
-    return row !== undefined
-  }
-
   async function assertRoleExists(roleId: string): Promise<void> {
-    const [role] = await db.select({ id: roles.id }).from(roles).where(eq(roles.id, roleId))
-    if (!role)
-      throw badRequest(`Role ${roleId} does not exist`, [{ field: 'role', message: 'does not exist' }])
+    if (!(await roles.exists(roleId))) throw invalidInput('role', 'does not exist', 'ROLE_NOT_FOUND')
   }
 
-  async function assertFree(fields: { email?: string; username?: string }, excludeId?: string) {
-    if (fields.email !== undefined && (await emailExists(fields.email, excludeId)))
+  /** 400 when another user holds the email or username, whatever its case. */
+  async function assertFree(
+    fields: { email?: string | undefined; username?: string | undefined },
+    excludeId?: string,
+  ) {
+    if (fields.email !== undefined && (await accounts.emailInUse(fields.email, excludeId)))
       throw duplicateError('email')
-    if (fields.username !== undefined && (await usernameExists(fields.username, excludeId)))
+    if (fields.username !== undefined && (await accounts.usernameInUse(fields.username, excludeId)))
       throw duplicateError('username')
   }
 
-  /** A unique violation that slipped past the checks (a concurrent write) is the same 400. */
-  function rethrowDuplicate(error: unknown): never {
-    const constraint = uniqueViolation(error)?.constraint
-    if (constraint?.includes('email')) throw duplicateError('email')
-    if (constraint?.includes('username')) throw duplicateError('username')
-    if (error instanceof HttpError && error.status === 409)
-      throw duplicateError(error.code === 'EMAIL_TAKEN' ? 'email' : 'username')
-    throw error
-  }
-
   return {
-    async list(query: UserListQuery) {
+    async list(query: UserListQuery): Promise<PageOf<AdminUser>> {
       const search = query.search?.trim()
-      const pattern = search ? `%${likeLiteral(search)}%` : undefined
       const where = and(
-        pattern
-          ? or(
-              sql`${users.name} ilike ${pattern}`,
-              sql`${users.username} ilike ${pattern}`,
-              sql`${users.email} ilike ${pattern}`,
-            )
-          : undefined,
+        search ? anyContaining([users.name, users.username, users.email], search) : undefined,
         query.role ? eq(users.roleId, query.role) : undefined,
         query.status
           ? eq(users.status, query.status)
@@ -125,120 +100,97 @@ export function createUserService({ db, clock }: { db: Db; clock: Clock }) {
             : eq(users.status, 'active'),
       )
       const order = query.sortOrder === 'desc' ? desc : asc
-      const [rows, [totals]] = await Promise.all([
-        db
-          .select()
-          .from(users)
-          .where(where)
-          .orderBy(order(SORT_COLUMNS[query.sortBy]), asc(users.id))
-          .limit(query.limit)
-          .offset(offsetOf(query)),
-        db.select({ total: count() }).from(users).where(where),
-      ])
-      const total = totals?.total ?? 0
-      return {
-        data: rows.map(toAdminUser),
-        total,
-        page: query.page,
-        limit: query.limit,
-        totalPages: Math.ceil(total / query.limit),
-      }
+      return fetchPage(query, {
+        rows: async (limit, offset) =>
+          (
+            await db
+              .select()
+              .from(users)
+              .where(where)
+              .orderBy(order(SORT_COLUMNS[query.sortBy]), asc(users.id))
+              .limit(limit)
+              .offset(offset)
+          ).map(toAdminUser),
+        total: async () => (await db.select({ total: count() }).from(users).where(where))[0]?.total ?? 0,
+      })
     },
 
-    async create(input: CreateUserBody) {
+    /** Creates an active user with their client profile. */
+    async create(input: CreateUserBody): Promise<AdminUser> {
       await assertRoleExists(input.role)
       await assertFree(input)
       const passwordHash = await hashPassword(input.password)
-      const { user } = await createAccount(
-        { db, clock },
-        {
+      const { user } = await profiles
+        .openAccount({
           email: input.email,
           username: input.username,
           passwordHash,
           name: input.name.trim(),
           roleId: input.role,
-        },
-        async (tx, created) => {
-          if (input.title === undefined && input.avatar === undefined) return
-          await tx
-            .update(users)
-            .set({ title: input.title, avatar: input.avatar })
-            .where(eq(users.id, created.id))
-          if (input.avatar !== undefined)
-            await tx
-              .update(clientProfiles)
-              .set({ avatar: input.avatar })
-              .where(eq(clientProfiles.userId, created.id))
-        },
-      ).catch(rethrowDuplicate)
-      return {
-        id: user.id,
-        username: user.username,
-        email: user.email,
-        name: user.name,
-        role: user.roleId,
-        status: user.status,
-        created_at: user.createdAt,
-      }
+          title: input.title,
+          avatar: input.avatar,
+        })
+        .catch(asDuplicate)
+      return toAdminUser(user)
     },
 
     async get(id: string): Promise<AdminUser> {
       return toAdminUser(await find(id))
     },
 
+    /** Changes the given fields; the client profile follows a new username or email. */
     async update(id: string, changes: UpdateUserBody): Promise<AdminUser> {
       const existing = await find(id)
       if (changes.role !== undefined) await assertRoleExists(changes.role)
       await assertFree(changes, existing.id)
-      const email = changes.email === undefined ? undefined : normaliseEmail(changes.email)
       const updated = await db
         .transaction(async (tx) => {
-          const now = clock.now()
-          const [user] = await tx
-            .update(users)
-            .set({
+          const user = await accounts.update(
+            existing.id,
+            {
               username: changes.username,
-              email,
+              email: changes.email,
               name: changes.name?.trim(),
               title: changes.title,
               avatar: changes.avatar,
               roleId: changes.role,
               status: changes.status,
-              updatedAt: now,
-            })
-            .where(eq(users.id, existing.id))
-            .returning()
-          // The profile mirrors the account's identity fields.
-          if (changes.username !== undefined || email !== undefined)
-            await tx
-              .update(clientProfiles)
-              .set({ username: changes.username, email, updatedAt: now })
-              .where(eq(clientProfiles.userId, existing.id))
-          return user!
+            },
+            tx,
+          )
+          if (!user) throw notFound('User not found', 'USER_NOT_FOUND')
+          await profiles.mirrorIdentity(
+            user.id,
+            {
+              username: changes.username === undefined ? undefined : user.username,
+              email: changes.email === undefined ? undefined : normaliseEmail(user.email),
+            },
+            tx,
+          )
+          return user
         })
-        .catch(rethrowDuplicate)
+        .catch(asDuplicate)
       return toAdminUser(updated)
     },
 
     async remove(id: string, viewerId: string): Promise<void> {
       const user = await find(id)
-      if (user.id === viewerId)
-        throw badRequest('You cannot delete your own account', undefined, 'SELF_DELETION')
-      await db.delete(users).where(eq(users.id, user.id))
+      if (user.id === viewerId) throw badRequest('You cannot delete your own account', 'SELF_DELETION')
+      if (!(await accounts.remove(user.id))) throw notFound('User not found', 'USER_NOT_FOUND')
     },
 
     async checkEmail(email: string, excludeId?: string) {
-      const exists = await emailExists(email, excludeId)
+      const exists = await accounts.emailInUse(email, excludeId)
       return { available: !exists, exists }
     },
 
     async checkUsername(username: string, excludeId?: string) {
-      const exists = await usernameExists(username, excludeId)
+      const exists = await accounts.usernameInUse(username, excludeId)
       return { available: !exists, exists }
     },
 
     async stats() {
-      const since = new Date(clock.now().getTime() - RECENT_DAYS * 86_400_000)
+      const since = new Date(clock.nowMs() - RECENT_DAYS * DAY_MS)
       const [[totals], distribution, top] = await Promise.all([
         db
           .select({

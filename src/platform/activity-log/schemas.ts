@@ -1,24 +1,22 @@
 import { Type } from 'typebox'
-import { Timestamp } from '../../http/schemas.ts'
+import { DateFilter, Timestamp } from '../../http/schemas.ts'
 import { ACTION_TYPES, ACTIVITY_STATUSES } from './tables.ts'
 
 export const ACTIVITY_LIST_DEFAULT_LIMIT = 25
 export const ACTIVITY_LIST_MAX_LIMIT = 100
 export const ACTIVITY_EXPORT_MAX_ROWS = 10_000
 
-const IsoDate = Type.String({
-  pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,6})?)?(Z|[+-]\\d{2}:\\d{2})?)?$',
-  description: 'ISO 8601 date or date-time; a bare date as dateTo includes that whole day (UTC)',
-  examples: ['2026-11-01', '2026-11-22T10:00:00Z'],
-})
-
 /** The filters shared by the list and the export. */
 export const ActivityFilters = {
   actionType: Type.Optional(Type.Union(ACTION_TYPES.map((value) => Type.Literal(value)))),
   workId: Type.Optional(Type.String({ format: 'uuid' })),
   status: Type.Optional(Type.Union(ACTIVITY_STATUSES.map((value) => Type.Literal(value)))),
-  dateFrom: Type.Optional(IsoDate),
-  dateTo: Type.Optional(IsoDate),
+  dateFrom: Type.Optional(DateFilter('ISO 8601 date or date-time; entries created at or after it')),
+  dateTo: Type.Optional(
+    DateFilter(
+      'ISO 8601 date or date-time; entries created at or before it (a bare date: that whole day, UTC)',
+    ),
+  ),
   search: Type.Optional(
     Type.String({
       minLength: 1,

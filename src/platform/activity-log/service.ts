@@ -1,7 +1,9 @@
 import { and, count, eq, getTableColumns, gte, ilike, lt, lte, or, type SQL, sql } from 'drizzle-orm'
+import { substringPattern } from '../../db/filters.ts'
 import type { Db } from '../../db/index.ts'
 import { csvRow } from '../../lib/csv.ts'
-import { badRequest, notFound } from '../../lib/errors.ts'
+import { parseDateRange } from '../../lib/dates.ts'
+import { notFound } from '../../lib/errors.ts'
 import { isUuid } from '../../lib/ids.ts'
 import { works } from '../works/tables.ts'
 import { ACTIVITY_EXPORT_MAX_ROWS } from './schemas.ts'
@@ -17,30 +19,15 @@ export interface ActivityFilters {
   search?: string | undefined
 }
 
-const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/
-const DAY_MS = 86_400_000
 const EXPORT_BATCH = 1000
 
 export const EXPORT_HEADER = 'id,createdAt,actionType,action,status,summary\r\n'
-
-function parseDate(field: string, value: string): Date {
-  const date = new Date(DATE_ONLY.test(value) ? `${value}T00:00:00Z` : value)
-  if (Number.isNaN(date.getTime())) {
-    throw badRequest(`query.${field} is not a valid date`, [
-      { field: `query.${field}`, message: 'is not a valid date' },
-    ])
-  }
-  return date
-}
 
 /** Newest first, spelled as the indexes are built (NULLS LAST), so Postgres reads them in order, unsorted. */
 const NEWEST_FIRST = [
   sql`${activityLog.createdAt} desc nulls last`,
   sql`${activityLog.id} desc nulls last`,
 ] as const
-
-/** `%` and `_` in a search are literal characters, not patterns. */
-const likePattern = (search: string) => `%${search.replace(/[\\%_]/g, (char) => `\\${char}`)}%`
 
 const slot = (name: string) => sql.placeholder(name)
 
@@ -76,23 +63,24 @@ function bind(userId: string, filters: ActivityFilters): Bound {
     values.status = filters.status
     add('s', eq(activityLog.status, slot('status')))
   }
-  if (filters.dateFrom) {
-    values.dateFrom = parseDate('dateFrom', filters.dateFrom).toISOString()
+  const range = parseDateRange(
+    { from: filters.dateFrom, to: filters.dateTo },
+    { from: 'dateFrom', to: 'dateTo' },
+  )
+  if (range.from) {
+    values.dateFrom = range.from.toISOString()
     add('f', gte(activityLog.createdAt, slot('dateFrom')))
   }
-  if (filters.dateTo) {
-    const to = parseDate('dateTo', filters.dateTo)
-    // A bare date means the whole of that day.
-    if (DATE_ONLY.test(filters.dateTo)) {
-      values.dateTo = new Date(to.getTime() + DAY_MS).toISOString()
-      add('d', lt(activityLog.createdAt, slot('dateTo')))
-    } else {
-      values.dateTo = to.toISOString()
-      add('t', lte(activityLog.createdAt, slot('dateTo')))
-    }
+  // A bare date as dateTo means the whole of that day.
+  if (range.before) {
+    values.dateTo = range.before.toISOString()
+    add('d', lt(activityLog.createdAt, slot('dateTo')))
+  } else if (range.until) {
+    values.dateTo = range.until.toISOString()
+    add('t', lte(activityLog.createdAt, slot('dateTo')))
   }
   if (filters.search) {
-    values.pattern = likePattern(filters.search)
+    values.pattern = substringPattern(filters.search)
     // The work's name is a scalar subquery, which Postgres runs per remaining row by primary key: the
     // cost follows the caller's rows that the other filters left, not the number of works (an EXISTS or
     // a join let the planner hash every work's name on each request).

@@ -1,6 +1,7 @@
 import { and, desc, eq } from 'drizzle-orm'
 import type { Logger } from 'pino'
-import type { Db, DbOrTx } from '../../db/index.ts'
+import type { DbOrTx } from '../../db/index.ts'
+import { inSavepoint } from '../../db/transactions.ts'
 import type { Clock } from '../../lib/clock.ts'
 import type { EventContext } from '../events.ts'
 import { type ActionType, type ActivityStatus, activityLog } from './tables.ts'
@@ -20,65 +21,52 @@ export interface NewActivity {
 }
 
 export interface ActivityWriterDeps {
-  db: Db
   clock: Clock
   log: Logger
   /**
-   * Enqueues follow-up work (analytics forwarding) for every row written or updated, inside the write's
-   * transaction; its failures are confined to a savepoint and never fail the write.
+   * Enqueues follow-up work (analytics forwarding) for every row written or updated, in the row's
+   * transaction; its failures are confined to a savepoint and never undo the row.
    */
   enqueue?: (tx: DbOrTx, row: ActivityRow) => Promise<unknown>
 }
 
 /**
- * Writes the activity log. Audit writes never break the user-facing call: `record` and `complete` log
- * their own failures and answer null.
+ * Writes the activity log inside the caller's transaction, so a row exists exactly when the change it
+ * records does. Writes throw like any other: the event bus runs each listener in a savepoint, and direct
+ * callers use `inSavepoint`, so an audit failure never breaks the user-facing call (SPEC.md).
  */
-export function createActivityWriter({ db, clock, log, enqueue }: ActivityWriterDeps) {
-  /** Runs `write` and, when configured, enqueues its row's follow-up in the same transaction. */
-  async function persist(write: (executor: DbOrTx) => Promise<ActivityRow | undefined>) {
-    if (!enqueue) return write(db)
-    return db.transaction(async (tx) => {
-      const row = await write(tx)
-      if (row) {
-        try {
-          await tx.transaction((savepoint) => enqueue(savepoint, row))
-        } catch (error) {
-          log.warn({ err: error, activityId: row.id }, 'activity forwarding not enqueued')
-        }
-      }
-      return row
-    })
+export function createActivityWriter({ clock, log, enqueue }: ActivityWriterDeps) {
+  async function followUp(executor: DbOrTx, row: ActivityRow): Promise<ActivityRow> {
+    if (enqueue) {
+      await inSavepoint(
+        executor,
+        (savepoint) => enqueue(savepoint, row),
+        (error) => log.warn({ err: error, activityId: row.id }, 'activity forwarding not enqueued'),
+      )
+    }
+    return row
   }
 
-  async function record(entry: NewActivity): Promise<ActivityRow | null> {
-    try {
-      const now = clock.now()
-      const row = await persist(async (executor) => {
-        const [inserted] = await executor
-          .insert(activityLog)
-          .values({
-            userId: entry.userId,
-            workId: entry.workId ?? null,
-            actionType: entry.actionType,
-            action: entry.action,
-            status: entry.status,
-            summary: entry.summary,
-            details: entry.details ?? {},
-            metadata: entry.metadata ?? null,
-            ipAddress: entry.context?.ipAddress?.slice(0, 64) ?? null,
-            userAgent: entry.context?.userAgent?.slice(0, 512) ?? null,
-            createdAt: now,
-            updatedAt: now,
-          })
-          .returning()
-        return inserted
+  async function record(entry: NewActivity, executor: DbOrTx): Promise<ActivityRow> {
+    const now = clock.now()
+    const [row] = await executor
+      .insert(activityLog)
+      .values({
+        userId: entry.userId,
+        workId: entry.workId ?? null,
+        actionType: entry.actionType,
+        action: entry.action,
+        status: entry.status,
+        summary: entry.summary,
+        details: entry.details ?? {},
+        metadata: entry.metadata ?? null,
+        ipAddress: entry.context?.ipAddress?.slice(0, 64) ?? null,
+        userAgent: entry.context?.userAgent?.slice(0, 512) ?? null,
+        createdAt: now,
+        updatedAt: now,
       })
-      return row ?? null
-    } catch (error) {
-      log.error({ err: error, action: entry.action }, 'activity write failed')
-      return null
-    }
+      .returning()
+    return followUp(executor, row!)
   }
 
   return {
@@ -90,42 +78,36 @@ export function createActivityWriter({ db, clock, log, enqueue }: ActivityWriter
      */
     async complete(
       entry: NewActivity & { workId: string },
+      executor: DbOrTx,
       detailsToMerge: Record<string, unknown> = {},
-    ): Promise<ActivityRow | null> {
-      try {
-        const [open] = await db
-          .select()
-          .from(activityLog)
-          .where(
-            and(
-              eq(activityLog.userId, entry.userId),
-              eq(activityLog.workId, entry.workId),
-              eq(activityLog.actionType, entry.actionType),
-              eq(activityLog.status, 'in_progress'),
-            ),
-          )
-          .orderBy(desc(activityLog.createdAt))
-          .limit(1)
-        if (!open) return await record({ ...entry, details: { ...entry.details, ...detailsToMerge } })
-        const row = await persist(async (executor) => {
-          const [updated] = await executor
-            .update(activityLog)
-            .set({
-              action: entry.action,
-              status: entry.status,
-              summary: entry.summary,
-              details: { ...open.details, ...entry.details, ...detailsToMerge },
-              updatedAt: clock.now(),
-            })
-            .where(eq(activityLog.id, open.id))
-            .returning()
-          return updated
+    ): Promise<ActivityRow> {
+      const [open] = await executor
+        .select()
+        .from(activityLog)
+        .where(
+          and(
+            eq(activityLog.userId, entry.userId),
+            eq(activityLog.workId, entry.workId),
+            eq(activityLog.actionType, entry.actionType),
+            eq(activityLog.status, 'in_progress'),
+          ),
+        )
+        .orderBy(desc(activityLog.createdAt))
+        .limit(1)
+        .for('update')
+      if (!open) return record({ ...entry, details: { ...entry.details, ...detailsToMerge } }, executor)
+      const [updated] = await executor
+        .update(activityLog)
+        .set({
+          action: entry.action,
+          status: entry.status,
+          summary: entry.summary,
+          details: { ...open.details, ...entry.details, ...detailsToMerge },
+          updatedAt: clock.now(),
         })
-        return row ?? null
-      } catch (error) {
-        log.error({ err: error, action: entry.action }, 'activity write failed')
-        return null
-      }
+        .where(eq(activityLog.id, open.id))
+        .returning()
+      return followUp(executor, updated!)
     },
   }
 }

@@ -1,4 +1,5 @@
-import { Type } from 'typebox'
+import { type Static, Type } from 'typebox'
+import { NullableTimestamp, Timestamp } from '../../http/schemas.ts'
 import { API_KEY_NAME_MAX_LENGTH } from './service.ts'
 
 const EXAMPLE_ID = '5b0c8a52-8a4e-4f8e-9d7e-3f1f3c2a9b10'
@@ -16,11 +17,12 @@ const Prefix = Type.String({
   description: 'the first 12 characters of the key, to recognise it',
   examples: [EXAMPLE_KEY.slice(0, 12)],
 })
-const ExpiresAt = Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+const ExpiresAt = Type.Unsafe<Date | string | null>({
+  ...NullableTimestamp,
   description: 'when the key stops working; null when it never expires',
   examples: ['2030-01-01T00:00:00.000Z'],
 })
-const CreatedAt = Type.String({ format: 'date-time', examples: ['2026-01-15T09:30:00.000Z'] })
+const CreatedAt = Timestamp
 
 export const CreateApiKeyBody = Type.Object(
   {
@@ -67,12 +69,16 @@ export const ApiKeyListItem = Type.Object({
   name: Type.String({ examples: ['CI deploys'] }),
   prefix: Prefix,
   expiresAt: ExpiresAt,
-  lastUsedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+  lastUsedAt: Type.Unsafe<Date | string | null>({
+    ...NullableTimestamp,
     description: 'the latest successful use; null before the first',
     examples: ['2026-01-16T12:00:00.000Z'],
   }),
   createdAt: CreatedAt,
 })
+
+export type ApiKeyCreated = Static<typeof ApiKeyCreated>
+export type ApiKeyListItem = Static<typeof ApiKeyListItem>
 
 export const ApiKeyList = Type.Array(ApiKeyListItem, {
   description: 'the caller’s keys, newest first',

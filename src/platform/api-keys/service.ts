@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto'
 import { and, count, desc, eq } from 'drizzle-orm'
 import type { Db } from '../../db/index.ts'
-import { notify } from '../../db/notifications.ts'
+import { createInvalidatedCache } from '../../db/invalidated-cache.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { safeEqual, sha256Hex } from '../../lib/crypto.ts'
-import { badRequest, notFound, unauthorized } from '../../lib/errors.ts'
+import { badRequest, invalidInput, notFound, unauthorized } from '../../lib/errors.ts'
 import { isUuid } from '../../lib/ids.ts'
+import { MINUTE_MS } from '../../lib/time.ts'
 import { users } from '../auth/tables.ts'
+import type { ApiKeyCreated, ApiKeyListItem } from './schemas.ts'
 import { apiKeys } from './tables.ts'
 import type { ApiKeyUsage } from './usage.ts'
 
@@ -18,28 +20,25 @@ const API_KEY_FORMAT = /^svc_live_[0-9a-f]{64}$/
 // Anything longer is refused before hashing, so a huge header costs nothing.
 const API_KEY_MAX_LENGTH = 200
 
-export interface ApiKeyView {
-  id: string
-  name: string
-  prefix: string
-  expiresAt: string | null
-  lastUsedAt: string | null
-  createdAt: string
-}
-
-export interface ApiKeyCreatedView {
-  id: string
-  name: string
-  key: string
-  prefix: string
-  expiresAt: string | null
-  createdAt: string
-}
+/**
+ * A trigger on `api_keys` notifies this channel with the key's hash whenever a key row is deleted, by any
+ * statement (revoke, account deletion, cascade), when the deletion commits (migration 0002).
+ */
+export const API_KEY_REMOVED_CHANNEL = 'curio_api_key_revoked'
+// Removal reaches every instance through the channel, and the cache is off while it cannot be heard; the
+// time limit only bounds what a lost message could cost.
+const CACHE_TTL_MS = MINUTE_MS
+const CACHE_MAX_ENTRIES = 10_000
 
 /** The key a request authenticated with. */
 export interface AuthenticatedApiKey {
   id: string
   userId: string
+}
+
+interface VerifiedKey extends AuthenticatedApiKey {
+  keyHash: string
+  expiresAt: Date | null
 }
 
 export interface ApiKeyServiceDeps {
@@ -48,50 +47,36 @@ export interface ApiKeyServiceDeps {
   usage: Pick<ApiKeyUsage, 'touch' | 'pending'>
 }
 
-/** Instances tell each other on this channel that a key (its hash) is gone. */
-export const API_KEY_REVOKED_CHANNEL = 'curio_api_key_revoked'
-// A key proven valid is trusted this long without asking the database again. Revocation reaches every
-// instance at once through API_KEY_REVOKED_CHANNEL; the limit only bounds a missed notification.
-const CACHE_TTL_MS = 60_000
-const CACHE_MAX_ENTRIES = 10_000
-
-interface CachedKey {
-  id: string
-  userId: string
-  expiresAt: Date | null
-  cachedAt: number
-}
-
-const iso = (at: Date | null) => (at ? at.toISOString() : null)
 const later = (a: Date | null, b: Date | undefined) => (b && (!a || b > a) ? b : a)
 
 export function createApiKeyService({ db, clock, usage }: ApiKeyServiceDeps) {
-  const verified = new Map<string, CachedKey>()
-  // Off until revocations can be heard (the app turns it on once it listens), and while they cannot.
-  let caching = false
+  /** Keys proven valid, by hash; a removed key is dropped on every instance by its notification. */
+  const verified = createInvalidatedCache<VerifiedKey | null>({
+    channel: API_KEY_REMOVED_CHANNEL,
+    invalidates: (keyHash) => ({ key: keyHash }),
+    ttlMs: CACHE_TTL_MS,
+    keep: (key) => key !== null,
+    maxEntries: CACHE_MAX_ENTRIES,
+    clock,
+  })
 
-  function remember(hash: string, key: CachedKey) {
-    if (!caching) return
-    // Oldest first out: a Map iterates in insertion order.
-    if (verified.size >= CACHE_MAX_ENTRIES) verified.delete(verified.keys().next().value as string)
-    verified.set(hash, key)
+  async function lookUp(hash: string): Promise<VerifiedKey | null> {
+    const [row] = await db
+      .select({
+        id: apiKeys.id,
+        userId: apiKeys.userId,
+        keyHash: apiKeys.keyHash,
+        expiresAt: apiKeys.expiresAt,
+      })
+      .from(apiKeys)
+      .innerJoin(users, eq(users.id, apiKeys.userId))
+      .where(eq(apiKeys.keyHash, hash))
+    return row && safeEqual(row.keyHash, hash) ? row : null
   }
 
   return {
-    /** Drops one key (by hash) from this instance's cache, or every key when no hash is given. */
-    forget(hash?: string) {
-      if (hash === undefined) verified.clear()
-      else verified.delete(hash)
-    },
-
-    /**
-     * Turns the cache of verified keys on once revocations from every instance can be heard, and off
-     * (emptied) while they cannot: a revocation must never be missed for longer than a database read.
-     */
-    useCache(on: boolean) {
-      caching = on
-      verified.clear()
-    },
+    /** The cache of verified keys, for the module to listen with. */
+    cache: verified,
 
     /**
      * Issues a key and answers it once; only its SHA-256 and display prefix are kept. Every key of the user
@@ -100,25 +85,15 @@ export function createApiKeyService({ db, clock, usage }: ApiKeyServiceDeps) {
     async create(
       userId: string,
       input: { name: string; expiresAt?: string | undefined },
-    ): Promise<ApiKeyCreatedView> {
+    ): Promise<ApiKeyCreated> {
       const name = input.name.trim()
-      if (!name) {
-        throw badRequest(
-          'body.name must not be blank',
-          [{ field: 'body.name', message: 'must not be blank' }],
-          'VALIDATION_ERROR',
-        )
-      }
+      if (!name) throw invalidInput('name', 'must not be blank')
       const now = clock.now()
       let expiresAt: Date | null = null
       if (input.expiresAt !== undefined) {
         expiresAt = new Date(input.expiresAt)
         if (Number.isNaN(expiresAt.getTime()) || expiresAt.getTime() <= now.getTime()) {
-          throw badRequest(
-            'body.expiresAt must be in the future',
-            [{ field: 'body.expiresAt', message: 'must be in the future' }],
-            'VALIDATION_ERROR',
-          )
+          throw invalidInput('expiresAt', 'must be in the future')
         }
       }
       const key = API_KEY_PREFIX + randomBytes(32).toString('hex')
@@ -129,7 +104,7 @@ export function createApiKeyService({ db, clock, usage }: ApiKeyServiceDeps) {
         if (!user) throw unauthorized('This account no longer exists', 'ACCOUNT_GONE')
         const [existing] = await tx.select({ total: count() }).from(apiKeys).where(eq(apiKeys.userId, userId))
         if ((existing?.total ?? 0) >= MAX_API_KEYS_PER_USER) {
-          throw badRequest(`At most ${MAX_API_KEYS_PER_USER} API keys per user`, undefined, 'API_KEY_LIMIT')
+          throw badRequest(`At most ${MAX_API_KEYS_PER_USER} API keys per user`, 'API_KEY_LIMIT')
         }
         const [inserted] = await tx
           .insert(apiKeys)
@@ -144,19 +119,12 @@ export function createApiKeyService({ db, clock, usage }: ApiKeyServiceDeps) {
           .returning()
         return inserted!
       })
-
-      return {
-        id: row.id,
-        name: row.name,
-        key,
-        prefix: row.prefix,
-        expiresAt: iso(row.expiresAt),
-        createdAt: row.createdAt.toISOString(),
-      }
+      const { id, prefix, createdAt } = row
+      return { id, name: row.name, key, prefix, expiresAt: row.expiresAt, createdAt }
     },
 
     /** The user's keys, newest first; a use not yet written to the database already shows here. */
-    async list(userId: string): Promise<ApiKeyView[]> {
+    async list(userId: string): Promise<ApiKeyListItem[]> {
       const rows = await db
         .select({
           id: apiKeys.id,
@@ -169,61 +137,30 @@ export function createApiKeyService({ db, clock, usage }: ApiKeyServiceDeps) {
         .from(apiKeys)
         .where(eq(apiKeys.userId, userId))
         .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
-      return rows.map((row) => ({
-        id: row.id,
-        name: row.name,
-        prefix: row.prefix,
-        expiresAt: iso(row.expiresAt),
-        lastUsedAt: iso(later(row.lastUsedAt, usage.pending(row.id))),
-        createdAt: row.createdAt.toISOString(),
-      }))
+      return rows.map((row) => ({ ...row, lastUsedAt: later(row.lastUsedAt, usage.pending(row.id)) }))
     },
 
-    /** Deletes the key for good; another user's key is as unknown as a missing one. */
+    /** Deletes the key for good (the table's trigger tells every instance); another user's key is 404. */
     async revoke(userId: string, keyId: string): Promise<void> {
       if (!isUuid(keyId)) throw notFound('API key not found', 'API_KEY_NOT_FOUND')
-      const deleted = await db.transaction(async (tx) => {
-        const rows = await tx
-          .delete(apiKeys)
-          .where(and(eq(apiKeys.id, keyId), eq(apiKeys.userId, userId)))
-          .returning({ keyHash: apiKeys.keyHash })
-        // Delivered to every instance when the delete commits, and only then.
-        for (const row of rows) await notify(tx, API_KEY_REVOKED_CHANNEL, row.keyHash)
-        return rows
-      })
-      if (deleted.length === 0) throw notFound('API key not found', 'API_KEY_NOT_FOUND')
-      for (const row of deleted) verified.delete(row.keyHash)
+      const [deleted] = await db
+        .delete(apiKeys)
+        .where(and(eq(apiKeys.id, keyId), eq(apiKeys.userId, userId)))
+        .returning({ keyHash: apiKeys.keyHash })
+      if (!deleted) throw notFound('API key not found', 'API_KEY_NOT_FOUND')
+      // The notification reaches this instance a moment later; its next request must already fail.
+      verified.delete(deleted.keyHash)
     },
 
     /** The key and its user for a valid, unexpired key of an existing user; null for anything else. */
     async authenticate(presented: string): Promise<AuthenticatedApiKey | null> {
       if (presented.length > API_KEY_MAX_LENGTH || !API_KEY_FORMAT.test(presented)) return null
       const hash = sha256Hex(presented)
+      const key = await verified.get(hash, () => lookUp(hash))
       const now = clock.now()
-      const cached = caching ? verified.get(hash) : undefined
-      if (cached && now.getTime() - cached.cachedAt < CACHE_TTL_MS) {
-        if (cached.expiresAt && cached.expiresAt.getTime() <= now.getTime()) return null
-        usage.touch(cached.id, now)
-        return { id: cached.id, userId: cached.userId }
-      }
-      const [row] = await db
-        .select({
-          id: apiKeys.id,
-          userId: apiKeys.userId,
-          keyHash: apiKeys.keyHash,
-          expiresAt: apiKeys.expiresAt,
-        })
-        .from(apiKeys)
-        .innerJoin(users, eq(users.id, apiKeys.userId))
-        .where(eq(apiKeys.keyHash, hash))
-      if (!row || !safeEqual(row.keyHash, hash)) {
-        verified.delete(hash)
-        return null
-      }
-      remember(hash, { id: row.id, userId: row.userId, expiresAt: row.expiresAt, cachedAt: now.getTime() })
-      if (row.expiresAt && row.expiresAt.getTime() <= now.getTime()) return null
-      usage.touch(row.id, now)
-      return { id: row.id, userId: row.userId }
+      if (!key || (key.expiresAt && key.expiresAt.getTime() <= now.getTime())) return null
+      usage.touch(key.id, now)
+      return { id: key.id, userId: key.userId }
     },
   }
 }

@@ -1,8 +1,9 @@
-import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import type { App } from '../../http/app.ts'
-import type { EventContext } from '../events.ts'
+import { describeRule, type RateLimit } from '../../http/rate-limit.ts'
+import { contextOf } from '../http/context.ts'
 import { errors } from '../http/schemas.ts'
+import { PLATFORM_RATE_LIMITS } from '../rate-limit.ts'
 import { type AuthGuard, authOf } from './guard.ts'
 import {
   ChangePasswordBody,
@@ -16,25 +17,27 @@ import type { AuthService } from './service.ts'
 
 const tags = ['auth']
 
-const contextOf = (req: FastifyRequest): EventContext => ({
-  ipAddress: req.ip,
-  userAgent: req.headers['user-agent'],
-})
+export interface AuthRouteDeps {
+  auth: AuthService
+  requireAuth: AuthGuard
+  requireJwt: AuthGuard
+  rateLimit: RateLimit
+}
 
-export function authRoutes(
-  app: App,
-  { auth, requireAuth, requireJwt }: { auth: AuthService; requireAuth: AuthGuard; requireJwt: AuthGuard },
-) {
+export function authRoutes(app: App, { auth, requireAuth, requireJwt, rateLimit }: AuthRouteDeps) {
+  const limits = PLATFORM_RATE_LIMITS
   app.post(
     '/api/auth/register',
     {
+      preHandler: rateLimit('POST /api/auth/register', limits.register),
       schema: {
         tags,
         summary: 'Create an account',
         description:
-          'Creates an account and signs it in. Emails are case-insensitive; 409 when one is taken.',
+          'Creates an account and signs it in. Emails are case-insensitive; 409 when one is taken. ' +
+          `Limited to ${describeRule(limits.register)} (429 with \`Retry-After\`).`,
         body: RegisterBody,
-        response: { 201: TokenPair, ...errors(400, 409, 413, 415) },
+        response: { 201: TokenPair, ...errors(400, 409, 413, 415, 429) },
       },
     },
     async (req, reply) => reply.code(201).send(await auth.register(req.body, contextOf(req))),
@@ -43,12 +46,15 @@ export function authRoutes(
   app.post(
     '/api/auth/login',
     {
+      preHandler: rateLimit('POST /api/auth/login', limits.login),
       schema: {
         tags,
         summary: 'Sign in',
-        description: 'Exchanges email and password for an access token (15 minutes) and a refresh token.',
+        description:
+          'Exchanges email and password for an access token (15 minutes) and a refresh token. ' +
+          `Limited to ${describeRule(limits.login)} (429 with \`Retry-After\`).`,
         body: LoginBody,
-        response: { 200: TokenPair, ...errors(400, 401) },
+        response: { 200: TokenPair, ...errors(400, 401, 429) },
       },
     },
     async (req) => auth.login(req.body, contextOf(req)),
@@ -57,14 +63,16 @@ export function authRoutes(
   app.post(
     '/api/auth/refresh',
     {
+      preHandler: rateLimit('POST /api/auth/refresh', limits.refresh),
       schema: {
         tags,
         summary: 'Rotate tokens',
         description:
           'Spends the refresh token and returns a new pair. A refresh token works once: presenting a spent ' +
-          'one again answers 401 and revokes every token of that login.',
+          'one again answers 401 and revokes every token of that login. ' +
+          `Limited to ${describeRule(limits.refresh)} (429 with \`Retry-After\`).`,
         body: RefreshBody,
-        response: { 200: TokenPair, ...errors(400, 401) },
+        response: { 200: TokenPair, ...errors(400, 401, 429) },
       },
     },
     async (req) => auth.refresh(req.body.refreshToken),

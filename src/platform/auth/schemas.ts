@@ -1,8 +1,8 @@
-import { Type } from 'typebox'
+import { type Static, Type } from 'typebox'
+import { EmailAddress } from '../../http/schemas.ts'
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../lib/passwords.ts'
 import { ACCESS_TOKEN_TTL_SECONDS } from './jwt.ts'
 
-const Email = Type.String({ format: 'email', maxLength: 254, examples: ['ada@example.com'] })
 const Password = Type.String({
   minLength: PASSWORD_MIN_LENGTH,
   maxLength: PASSWORD_MAX_LENGTH,
@@ -10,7 +10,7 @@ const Password = Type.String({
 })
 
 export const RegisterBody = Type.Object({
-  email: Email,
+  email: EmailAddress,
   password: Password,
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, examples: ['Ada Lovelace'] })),
 })
@@ -37,6 +37,7 @@ export const PlatformUser = Type.Object({
   email: Type.String({ examples: ['ada@example.com'] }),
   name: Type.Union([Type.String(), Type.Null()], { examples: ['Ada Lovelace'] }),
 })
+export type PlatformUser = Static<typeof PlatformUser>
 
 export const TokenPair = Type.Object({
   user: PlatformUser,
@@ -47,6 +48,7 @@ export const TokenPair = Type.Object({
     examples: [ACCESS_TOKEN_TTL_SECONDS],
   }),
 })
+export type TokenPair = Static<typeof TokenPair>
 
 export const ChangePasswordBody = Type.Object({
   currentPassword: Type.String({ minLength: 1, maxLength: PASSWORD_MAX_LENGTH }),

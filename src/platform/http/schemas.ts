@@ -1,4 +1,5 @@
 import { Type } from 'typebox'
+import { errorResponses, FieldIssues } from '../../http/schemas.ts'
 
 /** The platform's error body. */
 export const PlatformError = Type.Object(
@@ -7,16 +8,9 @@ export const PlatformError = Type.Object(
     error: Type.String({ examples: ['Unauthorized'] }),
     message: Type.String({ examples: ['Authentication required'] }),
     code: Type.Optional(Type.String({ examples: ['UNAUTHORIZED'] })),
-    details: Type.Optional(
-      Type.Array(Type.Object({ field: Type.String(), message: Type.String() }), {
-        description: 'the failing fields of a 400',
-      }),
-    ),
+    details: Type.Optional(FieldIssues),
   },
   { $id: 'PlatformError', description: 'Every platform error has this shape.' },
 )
 
-/** Response entries for the error statuses a route can answer. */
-export function errors(...statuses: number[]): Record<number, typeof PlatformError> {
-  return Object.fromEntries(statuses.map((status) => [status, PlatformError]))
-}
+export const errors = errorResponses(PlatformError)

@@ -1,7 +1,7 @@
-import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app.ts'
+import { NoContent } from '../../http/schemas.ts'
 import { type AuthGuard, authOf } from '../auth/guard.ts'
-import type { EventContext } from '../events.ts'
+import { contextOf } from '../http/context.ts'
 import { errors } from '../http/schemas.ts'
 import {
   AddMemberBody,
@@ -9,7 +9,6 @@ import {
   Member,
   MemberList,
   MemberParams,
-  NoContent,
   UpdateWorkBody,
   Work,
   WorkList,
@@ -19,11 +18,6 @@ import type { WorkService } from './service.ts'
 
 const tags = ['works']
 const security: { [scheme: string]: string[] }[] = [{ bearerAuth: [] }, { apiKey: [] }]
-
-const contextOf = (req: FastifyRequest): EventContext => ({
-  ipAddress: req.ip,
-  userAgent: req.headers['user-agent'],
-})
 
 export function workRoutes(app: App, { works, requireAuth }: { works: WorkService; requireAuth: AuthGuard }) {
   app.post(

@@ -1,4 +1,5 @@
-import { Type } from 'typebox'
+import { type Static, Type } from 'typebox'
+import { Timestamp } from '../../http/schemas.ts'
 import { GENERATE_STATUSES, MEMBER_ROLES } from './tables.ts'
 
 export const WORK_NAME_MAX_LENGTH = 100
@@ -14,7 +15,6 @@ const UserId = Type.String({
   description: 'a user id (a UUID)',
   examples: ['5f0c2a8e-7d3b-4e21-8a4c-9b1e6d2f7c30'],
 })
-const Timestamp = Type.String({ format: 'date-time', examples: ['2025-03-01T12:00:00.000Z'] })
 
 const Name = Type.String({
   minLength: 1,
@@ -70,6 +70,7 @@ export const Work = Type.Object(
   },
   { description: 'A directory site being built' },
 )
+export type Work = Static<typeof Work>
 
 export const WorkList = Type.Object(
   { works: Type.Array(Work) },
@@ -84,6 +85,7 @@ export const Member = Type.Object(
   },
   { description: 'Someone who shares a work' },
 )
+export type Member = Static<typeof Member>
 
 export const MemberList = Type.Object(
   { members: Type.Array(Member) },
@@ -99,5 +101,6 @@ export const AddMemberBody = Type.Object({
   }),
   role: Type.Enum(MEMBER_ROLES, { examples: ['editor'] }),
 })
-
-export const NoContent = Type.Null({ description: 'done' })
+export type CreateWorkBody = Static<typeof CreateWorkBody>
+export type UpdateWorkBody = Static<typeof UpdateWorkBody>
+export type AddMemberBody = Static<typeof AddMemberBody>

@@ -1,51 +1,33 @@
 import { randomBytes } from 'node:crypto'
 import { and, asc, eq, like } from 'drizzle-orm'
-import type { Db } from '../../db/index.ts'
+import type { Logger } from 'pino'
+import type { Db, DbOrTx } from '../../db/index.ts'
+import { inSavepoint } from '../../db/transactions.ts'
 import type { Clock } from '../../lib/clock.ts'
-import { badRequest, conflict, notFound } from '../../lib/errors.ts'
+import { normaliseEmail } from '../../lib/email.ts'
+import { badRequest, conflict, invalidInput, notFound } from '../../lib/errors.ts'
 import { isUuid } from '../../lib/ids.ts'
 import { slugify } from '../../lib/slug.ts'
-import type { ActivityWriter } from '../activity-log/writer.ts'
+import type { ActivityWriter, NewActivity } from '../activity-log/writer.ts'
 import { users } from '../auth/tables.ts'
-import type { EventBus, EventContext } from '../events.ts'
+import type { EventContext, PlatformEvents } from '../events.ts'
 import type { WorkAccess, WorkRow, WorkWithRole } from './access.ts'
-import { WORK_SLUG_MAX_LENGTH } from './schemas.ts'
-import { type GenerateStatus, type MemberRole, type WorkRole, workMembers, works } from './tables.ts'
-
-export interface WorkView {
-  id: string
-  slug: string
-  name: string
-  description: string | null
-  ownerId: string
-  role: WorkRole
-  generateStatus: { status: GenerateStatus; itemsCount: number; recentLogs: string[] }
-  createdAt: string
-  updatedAt: string
-}
-
-export interface MemberView {
-  userId: string
-  email: string
-  role: WorkRole
-}
-
-export interface CreateWorkInput {
-  name: string
-  slug?: string | undefined
-  description?: string | undefined
-}
-
-export interface UpdateWorkInput {
-  name?: string | undefined
-  description?: string | null | undefined
-}
+import {
+  type AddMemberBody,
+  type CreateWorkBody,
+  type Member,
+  type UpdateWorkBody,
+  WORK_SLUG_MAX_LENGTH,
+  type Work,
+} from './schemas.ts'
+import { workMembers, works } from './tables.ts'
 
 export interface WorkServiceDeps {
   db: Db
   clock: Clock
+  log: Pick<Logger, 'error'>
   access: Pick<WorkAccess, 'listVisible' | 'requireView' | 'requireEdit' | 'requireOwner'>
-  events: Pick<EventBus, 'emit'>
+  events: Pick<PlatformEvents, 'emit'>
   activity: Pick<ActivityWriter, 'record'>
 }
 
@@ -55,7 +37,9 @@ const SLUG_SCAN_PREFIX_LENGTH = 40
 // Concurrent creates may take the slug found free; each retry looks again.
 const DERIVED_SLUG_ATTEMPTS = 5
 
-export function workView(work: WorkWithRole): WorkView {
+const workNotFound = () => notFound('Work not found', 'WORK_NOT_FOUND')
+
+export function workOf(work: WorkWithRole): Work {
   return {
     id: work.id,
     slug: work.slug,
@@ -64,21 +48,15 @@ export function workView(work: WorkWithRole): WorkView {
     ownerId: work.ownerId,
     role: work.role,
     generateStatus: { status: work.generateStatus, itemsCount: work.itemsCount, recentLogs: work.recentLogs },
-    createdAt: work.createdAt.toISOString(),
-    updatedAt: work.updatedAt.toISOString(),
+    createdAt: work.createdAt,
+    updatedAt: work.updatedAt,
   }
 }
 
 /** The trimmed name; a blank one is a validation error like the schema's own. */
 function workName(name: string): string {
   const trimmed = name.trim()
-  if (!trimmed) {
-    throw badRequest(
-      'body.name must not be blank',
-      [{ field: 'body.name', message: 'must not be blank' }],
-      'VALIDATION_ERROR',
-    )
-  }
+  if (!trimmed) throw invalidInput('name', 'must not be blank')
   return trimmed
 }
 
@@ -96,10 +74,10 @@ export function numberedSlug(base: string, n: number): string {
   return `${base.slice(0, WORK_SLUG_MAX_LENGTH - suffix.length).replace(/-+$/, '')}${suffix}`
 }
 
-export function createWorkService({ db, clock, access, events, activity }: WorkServiceDeps) {
-  const insertWork = async (row: Omit<typeof works.$inferInsert, 'slug'>, slug: string) => {
+export function createWorkService({ db, clock, log, access, events, activity }: WorkServiceDeps) {
+  const insertWork = async (tx: DbOrTx, row: Omit<typeof works.$inferInsert, 'slug'>, slug: string) => {
     // The unique constraint decides between concurrent creates: the loser inserts nothing.
-    const [work] = await db
+    const [work] = await tx
       .insert(works)
       .values({ ...row, slug })
       .onConflictDoNothing({ target: [works.ownerId, works.slug] })
@@ -108,8 +86,8 @@ export function createWorkService({ db, clock, access, events, activity }: WorkS
   }
 
   /** The first of `base`, `base-2`, `base-3`, … the owner does not use yet. */
-  async function freeSlug(ownerId: string, base: string): Promise<string> {
-    const rows = await db
+  async function freeSlug(tx: DbOrTx, ownerId: string, base: string): Promise<string> {
+    const rows = await tx
       .select({ slug: works.slug })
       .from(works)
       .where(and(eq(works.ownerId, ownerId), like(works.slug, `${base.slice(0, SLUG_SCAN_PREFIX_LENGTH)}%`)))
@@ -121,8 +99,16 @@ export function createWorkService({ db, clock, access, events, activity }: WorkS
     }
   }
 
+  /** An activity row written beside the change; its failure is logged and never fails the change. */
+  const audit = (tx: DbOrTx, entry: NewActivity) =>
+    inSavepoint(
+      tx,
+      (savepoint) => activity.record(entry, savepoint),
+      (error) => log.error({ err: error, action: entry.action }, 'activity write failed'),
+    )
+
   return {
-    async create(ownerId: string, input: CreateWorkInput, context: EventContext): Promise<WorkView> {
+    async create(ownerId: string, input: CreateWorkBody, context: EventContext): Promise<Work> {
       const now = clock.now()
       const row = {
         ownerId,
@@ -131,84 +117,96 @@ export function createWorkService({ db, clock, access, events, activity }: WorkS
         createdAt: now,
         updatedAt: now,
       }
-      let work: WorkRow | undefined
-      if (input.slug !== undefined) {
-        work = await insertWork(row, input.slug)
-        if (!work) throw conflict(`You already have a work with the slug "${input.slug}"`, 'SLUG_TAKEN')
-      } else {
-        const base = derivedSlug(row.name)
-        for (let attempt = 0; !work && attempt < DERIVED_SLUG_ATTEMPTS; attempt++) {
-          work = await insertWork(row, await freeSlug(ownerId, base))
+      const work = await db.transaction(async (tx) => {
+        let created: WorkRow | undefined
+        if (input.slug !== undefined) {
+          created = await insertWork(tx, row, input.slug)
+          if (!created) throw conflict(`You already have a work with the slug "${input.slug}"`, 'SLUG_TAKEN')
+        } else {
+          const base = derivedSlug(row.name)
+          for (let attempt = 0; !created && attempt < DERIVED_SLUG_ATTEMPTS; attempt++) {
+            created = await insertWork(tx, row, await freeSlug(tx, ownerId, base))
+          }
+          if (!created) throw conflict('Could not find a free slug for this name; send one', 'SLUG_TAKEN')
         }
-        if (!work) throw conflict('Could not find a free slug for this name; send one', 'SLUG_TAKEN')
-      }
-      await events.emit({
-        type: 'WorkCreated',
-        userId: ownerId,
-        workId: work.id,
-        workName: work.name,
-        context,
+        await events.emit(
+          { type: 'WorkCreated', userId: ownerId, workId: created.id, workName: created.name, context },
+          { tx },
+        )
+        return created
       })
-      return workView({ ...work, role: 'owner' })
+      return workOf({ ...work, role: 'owner' })
     },
 
-    async list(userId: string): Promise<WorkView[]> {
-      return (await access.listVisible(userId)).map(workView)
+    async list(userId: string): Promise<Work[]> {
+      return (await access.listVisible(userId)).map(workOf)
     },
 
-    async get(userId: string, workId: string): Promise<WorkView> {
-      return workView(await access.requireView(workId, userId))
+    async get(userId: string, workId: string): Promise<Work> {
+      return workOf(await access.requireView(workId, userId))
     },
 
     async update(
       userId: string,
       workId: string,
-      input: UpdateWorkInput,
+      input: UpdateWorkBody,
       context: EventContext,
-    ): Promise<WorkView> {
+    ): Promise<Work> {
       const work = await access.requireEdit(workId, userId)
       const changes: { name?: string; description?: string | null } = {}
       if (input.name !== undefined) changes.name = workName(input.name)
       if (input.description !== undefined) changes.description = workDescription(input.description)
       const changed = Object.keys(changes)
-      if (changed.length === 0) return workView(work)
-      const [updated] = await db
-        .update(works)
-        .set({ ...changes, updatedAt: clock.now() })
-        .where(eq(works.id, work.id))
-        .returning()
-      if (!updated) throw notFound('Work not found', 'WORK_NOT_FOUND')
-      await activity.record({
-        userId,
-        workId: updated.id,
-        actionType: 'work_updated',
-        action: 'work.updated',
-        status: 'completed',
-        summary: `Updated work "${updated.name}"`,
-        details: { changes: changed },
-        context,
+      if (changed.length === 0) return workOf(work)
+      const updated = await db.transaction(async (tx) => {
+        const [row] = await tx
+          .update(works)
+          .set({ ...changes, updatedAt: clock.now() })
+          .where(eq(works.id, work.id))
+          .returning()
+        if (!row) throw workNotFound()
+        await audit(tx, {
+          userId,
+          workId: row.id,
+          actionType: 'work_updated',
+          action: 'work.updated',
+          status: 'completed',
+          summary: `Updated work "${row.name}"`,
+          details: { changes: changed },
+          context,
+        })
+        return row
       })
-      return workView({ ...updated, role: work.role })
+      return workOf({ ...updated, role: work.role })
     },
 
+    /** Deletes the work once: a second delete racing the first waits for it and finds nothing (404). */
     async delete(userId: string, workId: string, context: EventContext): Promise<void> {
       const work = await access.requireOwner(workId, userId)
-      // Recorded while the work exists: the foreign key then sets the entry's workId to null, and it stays.
-      await activity.record({
-        userId,
-        workId: work.id,
-        actionType: 'work_deleted',
-        action: 'work.deleted',
-        status: 'completed',
-        summary: `Deleted work "${work.name}"`,
-        details: { workId: work.id, slug: work.slug },
-        context,
+      await db.transaction(async (tx) => {
+        const [locked] = await tx
+          .select({ id: works.id })
+          .from(works)
+          .where(eq(works.id, work.id))
+          .for('update')
+        if (!locked) throw workNotFound()
+        // Recorded while the work exists: the foreign key then sets the entry's workId to null, and it stays.
+        await audit(tx, {
+          userId,
+          workId: work.id,
+          actionType: 'work_deleted',
+          action: 'work.deleted',
+          status: 'completed',
+          summary: `Deleted work "${work.name}"`,
+          details: { workId: work.id, slug: work.slug },
+          context,
+        })
+        await tx.delete(works).where(eq(works.id, work.id))
       })
-      await db.delete(works).where(eq(works.id, work.id))
     },
 
     /** The owner first, then the members in the order they joined. */
-    async members(userId: string, workId: string): Promise<MemberView[]> {
+    async members(userId: string, workId: string): Promise<Member[]> {
       const work = await access.requireView(workId, userId)
       const [owner] = await db
         .select({ userId: users.id, email: users.email })
@@ -226,32 +224,36 @@ export function createWorkService({ db, clock, access, events, activity }: WorkS
     async addMember(
       userId: string,
       workId: string,
-      input: { email: string; role: MemberRole },
+      input: AddMemberBody,
       context: EventContext,
-    ): Promise<MemberView> {
+    ): Promise<Member> {
       const work = await access.requireOwner(workId, userId)
       const [invitee] = await db
         .select({ id: users.id, email: users.email })
         .from(users)
-        .where(eq(users.email, input.email.trim().toLowerCase()))
+        .where(eq(users.email, normaliseEmail(input.email)))
       if (!invitee) throw notFound('No account with this email', 'USER_NOT_FOUND')
-      if (invitee.id === work.ownerId) {
-        throw badRequest('This account owns the work', undefined, 'ALREADY_OWNER')
-      }
-      const [member] = await db
-        .insert(workMembers)
-        .values({ workId: work.id, userId: invitee.id, role: input.role, createdAt: clock.now() })
-        .onConflictDoNothing()
-        .returning()
-      if (!member) throw conflict('This account is already a member of the work', 'ALREADY_MEMBER')
-      await events.emit({
-        type: 'MemberInvited',
-        userId,
-        workId: work.id,
-        workName: work.name,
-        inviteeEmail: invitee.email,
-        role: member.role,
-        context,
+      if (invitee.id === work.ownerId) throw badRequest('This account owns the work', 'ALREADY_OWNER')
+      const member = await db.transaction(async (tx) => {
+        const [added] = await tx
+          .insert(workMembers)
+          .values({ workId: work.id, userId: invitee.id, role: input.role, createdAt: clock.now() })
+          .onConflictDoNothing()
+          .returning()
+        if (!added) throw conflict('This account is already a member of the work', 'ALREADY_MEMBER')
+        await events.emit(
+          {
+            type: 'MemberInvited',
+            userId,
+            workId: work.id,
+            workName: work.name,
+            inviteeEmail: invitee.email,
+            role: added.role,
+            context,
+          },
+          { tx },
+        )
+        return added
       })
       return { userId: invitee.id, email: invitee.email, role: member.role }
     },

@@ -1,0 +1,141 @@
+import type { Clock } from '../lib/clock.ts'
+import type { Notifications } from './notifications.ts'
+
+/** What one notification makes stale: every entry, one entry, or nothing of this cache's. */
+export type Invalidation = 'all' | 'none' | { key: string }
+
+export interface InvalidatedCacheOptions<V> {
+  /** Every write that changes what is cached notifies this channel in its transaction. */
+  channel: string
+  /** What a message's payload invalidates; by default every message clears everything. */
+  invalidates?: (payload: string) => Invalidation
+  maxEntries?: number
+  /**
+   * Entries older than this are loaded again: a bound for what no notification announces (figures that
+   * move with the calendar).
+   */
+  ttlMs?: number
+  /** Whether a loaded value is kept (e.g. not a miss, so unknown keys cannot crowd out known ones). */
+  keep?: (value: V) => boolean
+  clock: Pick<Clock, 'nowMs'>
+}
+
+/**
+ * A per-instance cache of what the database holds, correct because it is invalidated, not because it
+ * expires: every write notifies `channel` when it commits (in its transaction, or by a trigger), each
+ * instance drops what the message names, and the writing instance drops it at once (`clear`/`delete`)
+ * so it reads its own writes. While the notification connection is down (or before `listen`), nothing
+ * is served from or stored in the cache: a message could be missed.
+ */
+export interface InvalidatedCache<V> {
+  /** The cached value of `key`, or `load`'s; concurrent misses of one key share one load. */
+  get(key: string, load: () => Promise<V>): Promise<V>
+  /** The cached value of `key`, if there is one to trust. */
+  peek(key: string): V | undefined
+  /** Forgets everything now (after this instance's own write). */
+  clear(): void
+  /** Forgets one entry now. */
+  delete(key: string): void
+  /** Subscribes to the channel; from then on, while the connection holds, the cache is on. */
+  listen(notifications: Notifications): Promise<void>
+  /** Whether values are being served and stored. */
+  readonly active: boolean
+}
+
+interface Entry<V> {
+  value: V
+  at: number
+}
+
+export function createInvalidatedCache<V>(options: InvalidatedCacheOptions<V>): InvalidatedCache<V> {
+  const { channel, clock, maxEntries = 1000, ttlMs, keep, invalidates = () => 'all' as const } = options
+  const entries = new Map<string, Entry<V>>()
+  const loading = new Map<string, { generation: number; value: Promise<V> }>()
+  // Bumped by every invalidation: a load that started before one must not store what it read.
+  let generation = 0
+  let enabled = false
+
+  function clear() {
+    generation++
+    entries.clear()
+    loading.clear()
+  }
+
+  function remove(key: string) {
+    generation++
+    entries.delete(key)
+    loading.delete(key)
+  }
+
+  function fresh(key: string): Entry<V> | undefined {
+    if (!enabled) return undefined
+    const entry = entries.get(key)
+    if (!entry) return undefined
+    if (ttlMs !== undefined && clock.nowMs() - entry.at >= ttlMs) {
+      entries.delete(key)
+      return undefined
+    }
+    return entry
+  }
+
+  function store(key: string, value: V, at: number) {
+    // Oldest first out: a Map iterates in insertion order.
+    if (!entries.has(key) && entries.size >= maxEntries) entries.delete(entries.keys().next().value!)
+    entries.set(key, { value, at })
+  }
+
+  return {
+    get active() {
+      return enabled
+    },
+
+    peek: (key) => fresh(key)?.value,
+
+    get(key, load) {
+      const cached = fresh(key)
+      if (cached) return Promise.resolve(cached.value)
+      const started = generation
+      const pending = loading.get(key)
+      if (pending && pending.generation === started) return pending.value
+      const at = clock.nowMs()
+      const value = load()
+      loading.set(key, { generation: started, value })
+      value.then(
+        (result) => {
+          if (loading.get(key)?.value === value) loading.delete(key)
+          if (enabled && started === generation && (!keep || keep(result))) store(key, result, at)
+        },
+        () => {
+          if (loading.get(key)?.value === value) loading.delete(key)
+        },
+      )
+      return value
+    },
+
+    clear,
+    delete: remove,
+
+    async listen(notifications) {
+      await notifications.listen(
+        channel,
+        (payload) => {
+          const what = invalidates(payload)
+          if (what === 'all') clear()
+          else if (what !== 'none') remove(what.key)
+        },
+        {
+          onLost: () => {
+            enabled = false
+            clear()
+          },
+          onReconnect: () => {
+            clear()
+            enabled = true
+          },
+        },
+      )
+      clear()
+      enabled = true
+    },
+  }
+}

@@ -1,0 +1,33 @@
+import type { Config } from '../../config.ts'
+import type { Db } from '../../db/index.ts'
+import type { Module } from '../../http/modules.ts'
+import type { Clock } from '../../lib/clock.ts'
+import type { DirectoryGuards } from '../auth/guard.ts'
+import { createCategoryCache } from './cache.ts'
+import { createCategoryGitService } from './git.ts'
+import { categoryGitRoutes } from './git-routes.ts'
+import { categoryRoutes } from './routes.ts'
+import { createCategoryService } from './service.ts'
+
+export interface CategoriesModuleDeps {
+  db: Db
+  clock: Clock
+  config: Pick<Config, 'dataRepository' | 'gitToken' | 'githubApiUrl'>
+  guards: Pick<DirectoryGuards, 'requireAdminOr401'>
+}
+
+/** Categories, their order, the cached public listing, and their file in the Git data repository. */
+export function categoriesModule({ db, clock, config, guards }: CategoriesModuleDeps) {
+  const cache = createCategoryCache(clock)
+  const categories = createCategoryService({ db, clock, cache })
+  const categoryGit = createCategoryGitService({ db, config })
+  const module: Module = {
+    name: 'categories',
+    routes: (app) => {
+      categoryGitRoutes(app, { categoryGit, guards })
+      categoryRoutes(app, { categories, guards })
+    },
+    caches: [cache],
+  }
+  return { categories, module }
+}
