@@ -93,7 +93,7 @@ describe('the command line', () => {
       for (const url of [first.urls.platform, first.urls.directory]) {
         const ready = await fetch(`${url}/readyz`)
         assert.equal(ready.status, 200)
-        assert.equal((await ready.json()).status, 'ok')
+        assert.equal(((await ready.json()) as { status: string }).status, 'ok')
         const docs = await fetch(`${url}/docs/`)
         assert.equal(docs.status, 200)
       }
