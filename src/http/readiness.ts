@@ -1,9 +1,15 @@
 import type { RateLimiter } from '../lib/rate-limiter.ts'
 import type { ReadinessCheck } from './app.ts'
 
-/** The rate limiter's part of /readyz: `degraded` while Redis is unreachable and windows are per instance. */
-export function rateLimitReadiness(limiter: Pick<RateLimiter, 'health'>) {
+const PROBE = { key: 'readiness-probe', rule: { limit: 1, windowMs: 1000 } }
+
+/**
+ * The rate limiter's part of /readyz: a read through the limiter (which reaches Redis, and notices an
+ * outage or the end of one), then its state: `degraded` while windows are counted per instance.
+ */
+export function rateLimitReadiness(limiter: Pick<RateLimiter, 'health' | 'status'>) {
   return async (): Promise<ReadinessCheck> => {
+    await limiter.status(PROBE.key, PROBE.rule)
     const health = limiter.health()
     if (health.degradedSince === undefined) {
       return { status: 'ok', detail: health.backend === 'redis' ? 'shared through Redis' : 'per instance' }

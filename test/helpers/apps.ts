@@ -23,6 +23,8 @@ export interface HarnessOptions {
   /** Settings as environment variables, over the test defaults. */
   env?: Record<string, string | undefined>
   log?: Logger
+  /** Another harness's limiter, shared as the services of one process share theirs (not closed here). */
+  rateLimiter?: RateLimiter
 }
 
 export interface PlatformHarnessOptions extends HarnessOptions {
@@ -79,12 +81,9 @@ export async function startPlatform(options: PlatformHarnessOptions = {}): Promi
   const shared = options.databases
   const databases = shared ?? (await createTestDatabases())
   const jobs = createJobs({ database: databases.platform, log, pollingIntervalSeconds: 0.5 })
-  const rateLimiter = await createRateLimiterFor(
-    config,
-    clock,
-    log,
-    options.rateLimitPrefix ?? uniquePrefix(),
-  )
+  const rateLimiter =
+    options.rateLimiter ??
+    (await createRateLimiterFor(config, clock, log, options.rateLimitPrefix ?? uniquePrefix()))
   const { app, requireAuth, events, activity } = await buildPlatformApp({
     config,
     database: databases.platform,
@@ -108,7 +107,7 @@ export async function startPlatform(options: PlatformHarnessOptions = {}): Promi
     async close() {
       await app.close()
       await jobs.stop(2000)
-      await rateLimiter.close()
+      if (!options.rateLimiter) await rateLimiter.close()
       if (!shared) await databases.close()
     },
   }
@@ -128,12 +127,9 @@ export async function startDirectory(options: DirectoryHarnessOptions = {}): Pro
   const shared = options.databases
   const databases = shared ?? (await createTestDatabases())
   const jobs = createJobs({ database: databases.directory, log, pollingIntervalSeconds: 0.5 })
-  const rateLimiter = await createRateLimiterFor(
-    config,
-    clock,
-    log,
-    options.rateLimitPrefix ?? uniquePrefix(),
-  )
+  const rateLimiter =
+    options.rateLimiter ??
+    (await createRateLimiterFor(config, clock, log, options.rateLimitPrefix ?? uniquePrefix()))
   const { app, guards } = await buildDirectoryApp({
     config,
     database: databases.directory,
@@ -166,7 +162,7 @@ export async function startDirectory(options: DirectoryHarnessOptions = {}): Pro
     async close() {
       await app.close()
       await jobs.stop(2000)
-      await rateLimiter.close()
+      if (!options.rateLimiter) await rateLimiter.close()
       if (!shared) await databases.close()
     },
   }

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { Writable } from 'node:stream'
 import { after, before, describe, it } from 'node:test'
-import pino from 'pino'
-import { REDACTED_PATHS } from '../../src/lib/logger.ts'
+import { sql } from 'drizzle-orm'
+import { createLogger } from '../../src/lib/logger.ts'
 import {
   APP_ORIGIN,
   type DirectoryHarness,
@@ -17,8 +17,8 @@ type PlatformHarness = Awaited<ReturnType<typeof startPlatform>>
 
 /** Every log line the apps write, as text. */
 const logLines: string[] = []
-const log = pino(
-  { level: 'debug', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } },
+const log = createLogger(
+  'debug',
   new Writable({
     write(chunk, _encoding, done) {
       logLines.push(String(chunk))
@@ -26,6 +26,9 @@ const log = pino(
     },
   }),
 )
+
+/** A key-shaped secret that a failing query carries as a parameter. */
+const QUERY_SECRET = `svc_live_${'5e'.repeat(32)}`
 
 let platform: PlatformHarness
 let directory: DirectoryHarness
@@ -38,6 +41,12 @@ before(async () => {
       extend: (app) => {
         app.get('/test/boom', { schema: { hide: true } }, async () => {
           throw new Error('relation "platform.secret_table" does not exist at /srv/app.ts:12')
+        })
+        // A query that fails on its parameter, the way a bad cast of a presented key would.
+        app.get('/test/query-secret', { schema: { hide: true } }, async () => {
+          await platform.databases.platform.db.execute(
+            sql`select id from platform.api_keys where key_hash = ${QUERY_SECRET} or id = ${QUERY_SECRET}::uuid`,
+          )
         })
       },
     }),
@@ -277,6 +286,42 @@ describe('shared HTTP behaviour of both services', () => {
       await gone.jobs.stop(1000).catch(() => {})
       await gone.rateLimiter.close()
     }
+  })
+
+  it('a failing query is logged with its SQL and code, never its parameters', async () => {
+    const before = logLines.length
+    const res = await platform.app.inject('/test/query-secret')
+    assert.equal(res.statusCode, 500)
+    assert.ok(!res.body.includes(QUERY_SECRET))
+    const written = logLines.slice(before).join('\n')
+    assert.match(written, /request failed/)
+    assert.match(written, /key_hash = \$1/, 'the statement, with placeholders')
+    assert.match(written, /22P02/, 'the SQLSTATE')
+    assert.ok(!written.includes(QUERY_SECRET), 'no parameter value')
+    assert.ok(!written.includes(QUERY_SECRET.slice(9, 30)), 'not even a part of it')
+  })
+
+  it("a service's input error names each field where it was sent", async () => {
+    const registered = await platform.app.inject({
+      method: 'POST',
+      url: '/api/auth/register',
+      payload: { email: uniqueEmail(), password: 'a good password' },
+    })
+    const dated = await platform.app.inject({
+      url: '/api/activity-log?dateFrom=2026-02-30',
+      headers: { authorization: `Bearer ${registered.json().accessToken}` },
+    })
+    assert.equal(dated.statusCode, 400)
+    assert.deepEqual(dated.json().details, [{ field: 'query.dateFrom', message: 'is not a valid date' }])
+    assert.equal(dated.json().message, 'query.dateFrom is not a valid date')
+
+    const admin = await directory.adminCookie()
+    const clients = await directory.app.inject({
+      url: '/api/admin/clients/advanced-search?minSubmissions=5&maxSubmissions=2',
+      headers: { cookie: admin },
+    })
+    assert.equal(clients.statusCode, 400)
+    assert.equal(clients.json().details[0].field, 'query.minSubmissions')
   })
 
   it('no password, token or cookie reaches the log', async () => {

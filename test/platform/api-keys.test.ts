@@ -496,6 +496,29 @@ function sha256(value: string): string {
 }
 
 describe('API keys across instances', () => {
+  it('deleting an account stops its keys on every instance, though each had them cached', async () => {
+    const first = await startPlatform()
+    const second = await startPlatform({ databases: first.databases })
+    try {
+      const account = await register(first)
+      const { key } = await createKey(account, { name: 'cached everywhere' }, first)
+      for (const instance of [first, second]) {
+        assert.equal((await meWithKey(key, instance)).statusCode, 200, 'valid, and now cached')
+      }
+      // Not through any route: whatever removes the key row (here the account's cascade) is announced.
+      await first.databases.platform.db.delete(users).where(eq(users.id, account.userId))
+      for (const instance of [first, second]) {
+        await eventually(
+          async () => (await meWithKey(key, instance)).statusCode,
+          (status) => status === 401,
+        )
+      }
+    } finally {
+      await second.close()
+      await first.close()
+    }
+  })
+
   it('a key revoked on one instance stops working on another at once', async () => {
     const first = await startPlatform()
     const second = await startPlatform({ databases: first.databases })
