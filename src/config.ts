@@ -1,3 +1,5 @@
+import { DAY_MS } from './lib/time.ts'
+
 /**
  * Every setting Curio reads, typed and validated once at start. Nothing else reads process.env.
  * The README's configuration table is generated from these definitions (`npm run cli -- config docs`).
@@ -184,41 +186,39 @@ function trustProxy(env: string, group: string, meaning: string): Setting<TrustP
   })
 }
 
-function hexKey(env: string, group: string, meaning: string): Setting<string | undefined> {
+/** A secret that a local instance generates for itself when it is unset; `check` validates a set one. */
+function generatedSecret(
+  env: string,
+  group: string,
+  meaning: string,
+  check: (raw: string) => string,
+): Setting<string | undefined> {
   return make(
     env,
     group,
     meaning,
     'generated on a local instance',
-    (raw) => {
-      if (!present(raw)) return undefined
-      if (!/^[0-9a-fA-F]{64}$/.test(raw.trim())) {
-        throw new ConfigError(env, 'must be 64 hexadecimal characters (32 bytes)')
-      }
-      return raw.trim().toLowerCase()
-    },
+    (raw) => (present(raw) ? check(raw) : undefined),
     true,
   )
 }
 
-function jwtSecret(env: string, group: string, meaning: string): Setting<string | undefined> {
-  return make(
-    env,
-    group,
-    meaning,
-    'generated on a local instance',
-    (raw) => {
-      if (!present(raw)) return undefined
-      if (raw.length < 32) throw new ConfigError(env, 'must be at least 32 characters long')
-      return raw
-    },
-    true,
-  )
-}
+const hexKey = (env: string, group: string, meaning: string) =>
+  generatedSecret(env, group, meaning, (raw) => {
+    if (!/^[0-9a-fA-F]{64}$/.test(raw.trim())) {
+      throw new ConfigError(env, 'must be 64 hexadecimal characters (32 bytes)')
+    }
+    return raw.trim().toLowerCase()
+  })
+
+const jwtSecret = (env: string, group: string, meaning: string) =>
+  generatedSecret(env, group, meaning, (raw) => {
+    if (raw.length < 32) throw new ConfigError(env, 'must be at least 32 characters long')
+    return raw
+  })
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 const PG_PROTOCOLS = ['postgres:', 'postgresql:'] as const
-const DAY_MS = 86_400_000
 
 const definitions = {
   nodeEnv: text(

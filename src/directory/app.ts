@@ -1,15 +1,8 @@
 import cookie from '@fastify/cookie'
-import type { Logger } from 'pino'
-import type { Config } from '../config.ts'
-import type { ServiceDatabase } from '../db/index.ts'
 import { createNotifications } from '../db/notifications.ts'
 import { type App, createBaseApp } from '../http/app.ts'
-import { installModules } from '../http/modules.ts'
+import { baseOptionsOf, installModules, type ServiceDeps } from '../http/modules.ts'
 import { createRateLimit } from '../http/rate-limit.ts'
-import { rateLimitReadiness } from '../http/readiness.ts'
-import type { Jobs } from '../jobs/index.ts'
-import type { Clock } from '../lib/clock.ts'
-import type { RateLimiter } from '../lib/rate-limiter.ts'
 import { createAccountService } from './accounts/service.ts'
 import { createDirectoryGuards, type DirectoryGuards } from './auth/guard.ts'
 import { directoryAuthModule } from './auth/module.ts'
@@ -21,14 +14,7 @@ import { DirectoryError } from './http/schemas.ts'
 import { rolesModule } from './roles/module.ts'
 import { usersModule } from './users/module.ts'
 
-export interface DirectoryDeps {
-  config: Config
-  database: ServiceDatabase
-  clock: Clock
-  log: Logger
-  jobs: Jobs
-  rateLimiter: RateLimiter
-}
+export type DirectoryDeps = ServiceDeps
 
 export interface DirectoryApp {
   app: App
@@ -48,21 +34,12 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
       'The back end of one published directory site: accounts, admin management, sponsor ads, reports, ' +
       'geocoding and more. Sign in with /api/auth/signin; the session cookie authenticates what follows. ' +
       'Writes that carry the cookie must come from the app’s own origin (`Origin` or `Referer`).',
-    log,
-    bodyLimitBytes: config.bodyLimitBytes,
-    trustProxy: config.trustProxy,
+    ...baseOptionsOf(deps),
     renderError: (error) => ({
       success: false,
       error: error.message,
       ...(error.details === undefined ? {} : { details: error.details }),
     }),
-    readiness: {
-      database: async () => {
-        await database.ping()
-        return { status: 'ok' }
-      },
-      rateLimits: rateLimitReadiness(deps.rateLimiter),
-    },
     securitySchemes: {
       sessionCookie: {
         type: 'apiKey',

@@ -1,7 +1,35 @@
+import type { Logger } from 'pino'
+import type { Config } from '../config.ts'
+import type { ServiceDatabase } from '../db/index.ts'
 import type { InvalidatedCache } from '../db/invalidated-cache.ts'
 import type { Notifications } from '../db/notifications.ts'
 import type { JobDefinition, Jobs } from '../jobs/index.ts'
-import type { App } from './app.ts'
+import type { Clock } from '../lib/clock.ts'
+import type { RateLimiter } from '../lib/rate-limiter.ts'
+import type { App, BaseAppOptions } from './app.ts'
+import { serviceReadiness } from './readiness.ts'
+
+/** What a service is built from; the caller starts its jobs and listens. */
+export interface ServiceDeps {
+  config: Config
+  database: ServiceDatabase
+  clock: Clock
+  log: Logger
+  jobs: Jobs
+  rateLimiter: RateLimiter
+}
+
+/** The base-app options every service takes from its deps the same way. */
+export function baseOptionsOf(
+  deps: ServiceDeps,
+): Pick<BaseAppOptions, 'log' | 'bodyLimitBytes' | 'trustProxy' | 'readiness'> {
+  return {
+    log: deps.log,
+    bodyLimitBytes: deps.config.bodyLimitBytes,
+    trustProxy: deps.config.trustProxy,
+    readiness: serviceReadiness(deps.database, deps.rateLimiter),
+  }
+}
 
 /**
  * What one feature plugs into its service, declared in one place: its routes, its durable jobs, its

@@ -1,5 +1,20 @@
+import type { ServiceDatabase } from '../db/index.ts'
 import type { RateLimiter } from '../lib/rate-limiter.ts'
 import type { ReadinessCheck } from './app.ts'
+
+/** What both services' /readyz checks: their database, and their rate limiter's store. */
+export function serviceReadiness(
+  database: Pick<ServiceDatabase, 'ping'>,
+  limiter: Pick<RateLimiter, 'health' | 'status'>,
+): Record<string, () => Promise<ReadinessCheck>> {
+  return {
+    database: async () => {
+      await database.ping()
+      return { status: 'ok' }
+    },
+    rateLimits: rateLimitReadiness(limiter),
+  }
+}
 
 const PROBE = { key: 'readiness-probe', rule: { limit: 1, windowMs: 1000 } }
 

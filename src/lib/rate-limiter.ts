@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto'
 import { Redis } from 'ioredis'
 import type { Logger } from 'pino'
 import { type Clock, systemClock } from './clock.ts'
+import { MINUTE_MS } from './time.ts'
 
 /** Expired windows are swept this often (SPEC.md, rate-limiting facility). */
-export const PURGE_INTERVAL_MS = 5 * 60_000
+export const PURGE_INTERVAL_MS = 5 * MINUTE_MS
 
 export interface RateLimitRule {
   limit: number

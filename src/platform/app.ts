@@ -1,18 +1,11 @@
 import { randomBytes } from 'node:crypto'
 import { STATUS_CODES } from 'node:http'
-import type { Logger } from 'pino'
-import type { Config } from '../config.ts'
 import { createEventBus } from '../db/event-bus.ts'
-import type { ServiceDatabase } from '../db/index.ts'
 import { createNotifications } from '../db/notifications.ts'
 import { type App, createBaseApp } from '../http/app.ts'
-import { installModules } from '../http/modules.ts'
+import { baseOptionsOf, installModules, type ServiceDeps } from '../http/modules.ts'
 import { createRateLimit } from '../http/rate-limit.ts'
-import { rateLimitReadiness } from '../http/readiness.ts'
 import { createAnalyticsClient } from '../integrations/analytics/client.ts'
-import type { Jobs } from '../jobs/index.ts'
-import type { Clock } from '../lib/clock.ts'
-import type { RateLimiter } from '../lib/rate-limiter.ts'
 import { activityLogModule } from './activity-log/module.ts'
 import type { Reconciler } from './activity-log/reconcile.ts'
 import type { ActivityLogService } from './activity-log/service.ts'
@@ -27,14 +20,7 @@ import { PlatformError } from './http/schemas.ts'
 import { getOrCreateInstanceSecret } from './instance/service.ts'
 import { worksModule } from './works/module.ts'
 
-export interface PlatformDeps {
-  config: Config
-  database: ServiceDatabase
-  clock: Clock
-  log: Logger
-  jobs: Jobs
-  rateLimiter: RateLimiter
-}
+export type PlatformDeps = ServiceDeps
 
 export interface PlatformApp {
   app: App
@@ -58,9 +44,7 @@ export async function buildPlatformApp(deps: PlatformDeps): Promise<PlatformApp>
     description:
       'Build works (directory sites), generate their content, deploy them, and follow what happens. ' +
       'Authenticate with `Authorization: Bearer <access token>` from /api/auth/login.',
-    log,
-    bodyLimitBytes: config.bodyLimitBytes,
-    trustProxy: config.trustProxy,
+    ...baseOptionsOf(deps),
     renderError: (error) => ({
       statusCode: error.status,
       error: STATUS_CODES[error.status] ?? 'Error',
@@ -68,13 +52,6 @@ export async function buildPlatformApp(deps: PlatformDeps): Promise<PlatformApp>
       code: error.code,
       ...(error.details === undefined ? {} : { details: error.details }),
     }),
-    readiness: {
-      database: async () => {
-        await database.ping()
-        return { status: 'ok' }
-      },
-      rateLimits: rateLimitReadiness(deps.rateLimiter),
-    },
     securitySchemes: {
       bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
       apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },

@@ -1,5 +1,6 @@
-import { and, eq, gt, lte } from 'drizzle-orm'
+import { and, eq, gt } from 'drizzle-orm'
 import type { Db, DbOrTx } from '../../db/index.ts'
+import { deleteExpired } from '../../db/queries.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { randomToken, sha256Hex } from '../../lib/crypto.ts'
 import { DAY_MS, toSeconds } from '../../lib/time.ts'
@@ -82,13 +83,7 @@ export function createSessionService({ db, clock, ttlDays }: { db: Db; clock: Cl
       await db.delete(sessions).where(eq(sessions.tokenHash, sha256Hex(token)))
     },
 
-    async deleteExpired(): Promise<number> {
-      const deleted = await db
-        .delete(sessions)
-        .where(lte(sessions.expiresAt, clock.now()))
-        .returning({ id: sessions.id })
-      return deleted.length
-    },
+    deleteExpired: (): Promise<number> => deleteExpired(db, sessions, sessions.expiresAt, clock.now()),
   }
 }
 

@@ -1,8 +1,9 @@
-import { and, asc, count, desc, eq, inArray, ne, type SQL, sql } from 'drizzle-orm'
+import { and, asc, desc, eq, inArray, ne, type SQL, sql } from 'drizzle-orm'
 import { onUniqueViolation } from '../../db/errors.ts'
 import type { Db, DbOrTx } from '../../db/index.ts'
 import type { InvalidatedCache } from '../../db/invalidated-cache.ts'
 import { notify } from '../../db/notifications.ts'
+import { countRows } from '../../db/queries.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { conflict, invalidInput, notFound } from '../../lib/errors.ts'
 import { fetchPage, type PageOf } from '../../lib/pagination.ts'
@@ -95,7 +96,7 @@ export function createCategoryService({ db, clock, cache }: CategoryServiceDeps)
             .orderBy(...orderBy)
             .limit(limit)
             .offset(offset),
-        total: async () => (await db.select({ total: count() }).from(categories).where(where))[0]?.total ?? 0,
+        total: () => countRows(db, categories, where),
       })
     },
 

@@ -1,5 +1,6 @@
 import { and, asc, count, desc, gte, isNotNull, lt, type SQL, sql } from 'drizzle-orm'
 import type { Db } from '../../db/index.ts'
+import { DAY_MS } from '../../lib/time.ts'
 import type { ClientStats } from './schemas.ts'
 import { clientProfiles as c } from './tables.ts'
 
@@ -11,7 +12,7 @@ export function statsPeriods(now: Date) {
   const sinceMonday = (today.getUTCDay() + 6) % 7
   return {
     today,
-    week: new Date(today.getTime() - sinceMonday * 86_400_000),
+    week: new Date(today.getTime() - sinceMonday * DAY_MS),
     month: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)),
     lastMonth: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1)),
   }

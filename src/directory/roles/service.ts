@@ -1,6 +1,7 @@
 import { asc, count, desc, eq, sql } from 'drizzle-orm'
 import { onUniqueViolation } from '../../db/errors.ts'
 import type { Db } from '../../db/index.ts'
+import { countRows } from '../../db/queries.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { badRequest, conflict, invalidInput, notFound } from '../../lib/errors.ts'
 import { fetchPage, type Page, type PageOf } from '../../lib/pagination.ts'
@@ -92,7 +93,7 @@ export function createRoleService({ db, clock }: RoleServiceDeps) {
               .limit(limit)
               .offset(offset)
           ).map(viewOf),
-        total: async () => (await db.select({ total: count() }).from(roles).where(where))[0]?.total ?? 0,
+        total: () => countRows(db, roles, where),
       })
     },
 

@@ -1,6 +1,7 @@
 import { and, asc, count, desc, eq, gte, isNotNull, type SQL, sql } from 'drizzle-orm'
 import { anyContaining } from '../../db/filters.ts'
 import type { Db } from '../../db/index.ts'
+import { countRows } from '../../db/queries.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { badRequest, HttpError, invalidInput, notFound } from '../../lib/errors.ts'
 import { isUuid } from '../../lib/ids.ts'
@@ -111,7 +112,7 @@ export function createUserService({ db, clock, accounts, profiles, roles }: User
               .limit(limit)
               .offset(offset)
           ).map(toAdminUser),
-        total: async () => (await db.select({ total: count() }).from(users).where(where))[0]?.total ?? 0,
+        total: () => countRows(db, users, where),
       })
     },
 

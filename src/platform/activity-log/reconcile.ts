@@ -2,12 +2,13 @@ import { sql } from 'drizzle-orm'
 import type { Logger } from 'pino'
 import type { Db } from '../../db/index.ts'
 import type { Clock } from '../../lib/clock.ts'
+import { MINUTE_MS } from '../../lib/time.ts'
 import { works } from '../works/tables.ts'
 import { activityLog } from './tables.ts'
 
 /** SPEC.md: a completed pass is reused for 5 seconds. */
 export const RECONCILE_REUSE_MS = 5000
-const DEPLOY_GRACE_MS = 60_000
+const DEPLOY_GRACE_MS = MINUTE_MS
 
 export interface Reconciler {
   /** Runs (or joins, or reuses) the user's pass; never throws. */

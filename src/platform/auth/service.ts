@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto'
-import { and, eq, gt, isNull, lt } from 'drizzle-orm'
+import { and, eq, gt, isNull } from 'drizzle-orm'
 import { onUniqueViolation } from '../../db/errors.ts'
 import type { Db, DbOrTx } from '../../db/index.ts'
+import { deleteExpired } from '../../db/queries.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { randomToken, sha256Hex } from '../../lib/crypto.ts'
 import { normaliseEmail } from '../../lib/email.ts'
@@ -191,13 +192,8 @@ export function createAuthService({ db, clock, accessTokens, refreshTokenTtlDays
     },
 
     /** Deletes refresh tokens past their expiry; a spent token is kept until then to detect its reuse. */
-    async deleteExpiredRefreshTokens(): Promise<number> {
-      const deleted = await db
-        .delete(refreshTokens)
-        .where(lt(refreshTokens.expiresAt, clock.now()))
-        .returning({ id: refreshTokens.id })
-      return deleted.length
-    },
+    deleteExpiredRefreshTokens: (): Promise<number> =>
+      deleteExpired(db, refreshTokens, refreshTokens.expiresAt, clock.now()),
   }
 }
 
