@@ -116,6 +116,8 @@ export function createInvalidatedCache<V>(options: InvalidatedCacheOptions<V>): 
     delete: remove,
 
     async listen(notifications) {
+      // Lost while (or before) the channel was being listened to: off until the reconnection says so.
+      let lost = false
       await notifications.listen(
         channel,
         (payload) => {
@@ -125,17 +127,19 @@ export function createInvalidatedCache<V>(options: InvalidatedCacheOptions<V>): 
         },
         {
           onLost: () => {
+            lost = true
             enabled = false
             clear()
           },
           onReconnect: () => {
+            lost = false
             clear()
             enabled = true
           },
         },
       )
       clear()
-      enabled = true
+      if (!lost) enabled = true
     },
   }
 }

@@ -87,7 +87,8 @@ function serverNotifications(url: string, log: Logger): Notifications {
   // The channels the current connection LISTENs to.
   let listening = new Set<string>()
   let closed = false
-  let connecting: Promise<void> | undefined
+  // The first connection: a database that never answered fails every listen.
+  let initial: Promise<void> | undefined
   let attempt = 0
 
   const everyHandler = () =>
@@ -128,7 +129,7 @@ function serverNotifications(url: string, log: Logger): Notifications {
     const delay = Math.min(RECONNECT_MAX_MS, 250 * 2 ** attempt++)
     setTimeout(() => {
       if (closed) return
-      connecting = connect(true).catch((error: unknown) => {
+      connect(true).catch((error: unknown) => {
         log.warn({ err: error }, 'notification connection could not reconnect')
         scheduleReconnect()
       })
@@ -144,15 +145,21 @@ function serverNotifications(url: string, log: Logger): Notifications {
         channels.set(channel, handlers)
       }
       handlers.add(handler)
+      initial ??= connect(false)
+      await initial
       if (!client) {
-        connecting ??= connect(false)
-        await connecting
-      }
-      if (client && !listening.has(channel)) {
+        // Down between reconnects: this handler is told so now, and hears onReconnect with the others
+        // once the reconnection LISTENs to every channel.
+        if (handler.onLost) call(log, channel, handler.onLost)
+      } else if (!listening.has(channel)) {
         listening.add(channel)
-        await client.query(`listen ${quoted(channel)}`)
+        // A connection that drops meanwhile runs onLost for every handler, this one included.
+        await client.query(`listen ${quoted(channel)}`).catch((error: unknown) => {
+          listening.delete(channel)
+          log.warn({ err: error, channel }, 'could not listen')
+        })
       }
-      return async () => {
+      const unsubscribe = async () => {
         const set = channels.get(channel)
         if (!set?.delete(handler) || set.size > 0) return
         channels.delete(channel)
@@ -161,6 +168,7 @@ function serverNotifications(url: string, log: Logger): Notifications {
           log.warn({ err: error, channel }, 'could not stop listening')
         })
       }
+      return unsubscribe
     },
     async close() {
       closed = true

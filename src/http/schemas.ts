@@ -1,4 +1,5 @@
 import { type TSchema, Type } from 'typebox'
+import { DATE_FILTER_PATTERN } from '../lib/dates.ts'
 
 /** A timestamp in an answer: services return Dates, the serializer writes ISO 8601 strings. */
 export const Timestamp = Type.Unsafe<Date | string>(
@@ -35,7 +36,7 @@ export const EmailAddress = Type.String({ format: 'email', maxLength: 254, examp
  */
 export const DateFilter = (description: string) =>
   Type.String({
-    pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,6})?)?(Z|[+-]\\d{2}:\\d{2})?)?$',
+    pattern: DATE_FILTER_PATTERN,
     description,
     examples: ['2026-11-01', '2026-11-22T10:00:00Z'],
   })

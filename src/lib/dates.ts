@@ -2,6 +2,10 @@ import { invalidInput } from './errors.ts'
 import { DAY_MS } from './time.ts'
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/
+/** An ISO 8601 date, or date-time with optional seconds, fraction and offset: the only forms read. */
+export const DATE_FILTER_PATTERN =
+  '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,6})?)?(Z|[+-]\\d{2}:\\d{2})?)?$'
+const DATE_FILTER = new RegExp(DATE_FILTER_PATTERN)
 // A date-time without an offset is read as UTC, whatever the server's time zone.
 const HAS_OFFSET = /(Z|[+-]\d{2}:\d{2})$/i
 
@@ -19,7 +23,9 @@ export interface DateRange {
 export function parseDateBound(field: string, value: string): Date {
   const text = DATE_ONLY.test(value) ? `${value}T00:00:00Z` : HAS_OFFSET.test(value) ? value : `${value}Z`
   const at = new Date(text)
-  if (Number.isNaN(at.getTime()) || !isCalendarDate(value)) throw invalidInput(field, 'is not a valid date')
+  if (!DATE_FILTER.test(value) || Number.isNaN(at.getTime()) || !isCalendarDate(value)) {
+    throw invalidInput(field, 'is not a valid date')
+  }
   return at
 }
 
