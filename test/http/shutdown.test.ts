@@ -39,6 +39,7 @@ describe('graceful shutdown', () => {
     await closing
     await assert.rejects(fetch(`${address}/healthz`), 'no longer listening')
     await h.jobs.stop(2000)
+    await h.rateLimiter.close()
     await h.databases.close()
   })
 })
