@@ -486,6 +486,7 @@ describe('API keys: lastUsedAt reaches the database', () => {
       assert.equal((await storedLastUsedAt(id, slow))?.toISOString(), usedAt.toISOString())
     } finally {
       await slow.jobs.stop(2000)
+      await slow.rateLimiter.close()
       await slow.databases.close()
     }
   })
