@@ -1,5 +1,6 @@
-import { count, lte, type SQL } from 'drizzle-orm'
+import { count, type InferSelectModel, lte, type SQL } from 'drizzle-orm'
 import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core'
+import { fetchPage, type Page, type PageOf } from '../lib/pagination.ts'
 import type { Db } from './index.ts'
 
 /** How many rows of `table` match `where` (all of them without one). */
@@ -17,4 +18,33 @@ export async function deleteExpired(
 ): Promise<number> {
   const deleted = await db.delete(table).where(lte(expiresAt, now)).returning({ at: expiresAt })
   return deleted.length
+}
+
+/**
+ * One page of `table`'s rows matching `where` in `orderBy` order, each turned into its answer by `map`,
+ * with the total of all pages; the page and the count run side by side.
+ */
+export function pageOfRows<TTable extends PgTable, T>(
+  db: Db,
+  table: TTable,
+  page: Page,
+  query: {
+    where?: SQL | undefined
+    orderBy: SQL[] | (SQL | AnyPgColumn)[]
+    map: (row: InferSelectModel<TTable>) => T
+  },
+): Promise<PageOf<T>> {
+  return fetchPage(page, {
+    rows: async (limit, offset) => {
+      const rows = await db
+        .select()
+        .from(table as PgTable)
+        .where(query.where)
+        .orderBy(...query.orderBy)
+        .limit(limit)
+        .offset(offset)
+      return (rows as InferSelectModel<TTable>[]).map(query.map)
+    },
+    total: () => countRows(db, table, query.where),
+  })
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { eq, inArray } from 'drizzle-orm'
-import { countRows, deleteExpired } from '../../src/db/queries.ts'
+import { asc, eq, inArray } from 'drizzle-orm'
+import { countRows, deleteExpired, pageOfRows } from '../../src/db/queries.ts'
 import { refreshTokens, users } from '../../src/platform/auth/tables.ts'
 import { createTestDatabases, type TestDatabases } from '../helpers/database.ts'
 
@@ -57,5 +57,43 @@ describe('shared queries', () => {
       left.map((row) => row.tokenHash.slice(-1)),
       ['3'],
     )
+  })
+
+  it('pageOfRows answers one page in order, mapped, with the total of every page', async () => {
+    const db = databases.platform.db
+    const rows = Array.from({ length: 5 }, (_, n) => ({
+      email: `page-${n}-${NOW.getTime()}@example.com`,
+      name: `page ${n}`,
+      passwordHash: 'x',
+      createdAt: NOW,
+      updatedAt: NOW,
+    }))
+    const inserted = await db.insert(users).values(rows).returning({ id: users.id })
+    const where = inArray(
+      users.id,
+      inserted.map((row) => row.id),
+    )
+    const second = await pageOfRows(
+      db,
+      users,
+      { page: 2, limit: 2 },
+      {
+        where,
+        orderBy: [asc(users.name)],
+        map: (user) => user.name,
+      },
+    )
+    assert.deepEqual(second.items, ['page 2', 'page 3'])
+    assert.deepEqual(
+      { total: second.meta.total, totalPages: second.meta.totalPages, hasNext: second.meta.hasNext },
+      { total: 5, totalPages: 3, hasNext: true },
+    )
+    const past = await pageOfRows(
+      db,
+      users,
+      { page: 4, limit: 2 },
+      { where, orderBy: [asc(users.name)], map: (user) => user.id },
+    )
+    assert.deepEqual([past.items, past.meta.total], [[], 5])
   })
 })

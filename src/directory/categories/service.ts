@@ -3,10 +3,10 @@ import { onUniqueViolation } from '../../db/errors.ts'
 import type { Db, DbOrTx } from '../../db/index.ts'
 import type { InvalidatedCache } from '../../db/invalidated-cache.ts'
 import { notify } from '../../db/notifications.ts'
-import { countRows } from '../../db/queries.ts'
+import { pageOfRows } from '../../db/queries.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { conflict, invalidInput, notFound } from '../../lib/errors.ts'
-import { fetchPage, type PageOf } from '../../lib/pagination.ts'
+import type { PageOf } from '../../lib/pagination.ts'
 import { slugify } from '../../lib/slug.ts'
 import { CATEGORIES_CONTENT, CONTENT_CHANGED_CHANNEL } from './cache.ts'
 import {
@@ -39,6 +39,8 @@ const columns = {
   createdAt: categories.createdAt,
   updatedAt: categories.updatedAt,
 }
+
+const categoryOf = ({ sortOrder: _, ...category }: typeof categories.$inferSelect): Category => category
 
 export function checkedCategoryName(raw: string): string {
   const name = raw.trim()
@@ -87,17 +89,7 @@ export function createCategoryService({ db, clock, cache }: CategoryServiceDeps)
           : query.sortBy === 'id'
             ? [direction(categories.id)]
             : [direction(categories.sortOrder), direction(categories.name), direction(categories.id)]
-      return fetchPage(query, {
-        rows: (limit, offset) =>
-          db
-            .select(columns)
-            .from(categories)
-            .where(where)
-            .orderBy(...orderBy)
-            .limit(limit)
-            .offset(offset),
-        total: () => countRows(db, categories, where),
-      })
+      return pageOfRows(db, categories, query, { where, orderBy, map: categoryOf })
     },
 
     /** The active categories in order, from the content cache. */

@@ -1,10 +1,10 @@
 import { asc, count, desc, eq, sql } from 'drizzle-orm'
 import { onUniqueViolation } from '../../db/errors.ts'
 import type { Db } from '../../db/index.ts'
-import { countRows } from '../../db/queries.ts'
+import { pageOfRows } from '../../db/queries.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { badRequest, conflict, invalidInput, notFound } from '../../lib/errors.ts'
-import { fetchPage, type Page, type PageOf } from '../../lib/pagination.ts'
+import type { Page, PageOf } from '../../lib/pagination.ts'
 import { slugify } from '../../lib/slug.ts'
 import { invalidPermissions } from './permissions.ts'
 import {
@@ -82,18 +82,10 @@ export function createRoleService({ db, clock }: RoleServiceDeps) {
     async list(query: RoleListQuery): Promise<PageOf<Role>> {
       const where = query.status ? eq(roles.status, query.status) : undefined
       const order = query.sortOrder === 'desc' ? desc : asc
-      return fetchPage(query, {
-        rows: async (limit, offset) =>
-          (
-            await db
-              .select()
-              .from(roles)
-              .where(where)
-              .orderBy(order(SORT_COLUMNS[query.sortBy]), order(roles.id))
-              .limit(limit)
-              .offset(offset)
-          ).map(viewOf),
-        total: () => countRows(db, roles, where),
+      return pageOfRows(db, roles, query, {
+        where,
+        orderBy: [order(SORT_COLUMNS[query.sortBy]), order(roles.id)],
+        map: viewOf,
       })
     },
 

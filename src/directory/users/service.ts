@@ -1,11 +1,11 @@
 import { and, asc, count, desc, eq, gte, isNotNull, type SQL, sql } from 'drizzle-orm'
 import { anyContaining } from '../../db/filters.ts'
 import type { Db } from '../../db/index.ts'
-import { countRows } from '../../db/queries.ts'
+import { pageOfRows } from '../../db/queries.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { badRequest, HttpError, invalidInput, notFound } from '../../lib/errors.ts'
 import { isUuid } from '../../lib/ids.ts'
-import { fetchPage, type PageOf } from '../../lib/pagination.ts'
+import type { PageOf } from '../../lib/pagination.ts'
 import { hashPassword } from '../../lib/passwords.ts'
 import { DAY_MS } from '../../lib/time.ts'
 import { normaliseEmail } from '../accounts/rules.ts'
@@ -101,18 +101,10 @@ export function createUserService({ db, clock, accounts, profiles, roles }: User
             : eq(users.status, 'active'),
       )
       const order = query.sortOrder === 'desc' ? desc : asc
-      return fetchPage(query, {
-        rows: async (limit, offset) =>
-          (
-            await db
-              .select()
-              .from(users)
-              .where(where)
-              .orderBy(order(SORT_COLUMNS[query.sortBy]), asc(users.id))
-              .limit(limit)
-              .offset(offset)
-          ).map(toAdminUser),
-        total: () => countRows(db, users, where),
+      return pageOfRows(db, users, query, {
+        where,
+        orderBy: [order(SORT_COLUMNS[query.sortBy]), asc(users.id)],
+        map: toAdminUser,
       })
     },
 
