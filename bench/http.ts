@@ -9,7 +9,6 @@
  *   npm run bench:http [-- --duration 10] [-- --warmup 2] [-- --connections 50]
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -17,16 +16,20 @@ import autocannon, { type Result } from 'autocannon'
 import type { BareRoute } from './bare-server.ts'
 import {
   type Child,
+  differences,
   freePort,
+  getRecorded,
   killChild,
   machine,
   pickPorts,
+  type Recorded,
   round,
   spawnNode,
   startCurio,
   stopChild,
   table,
   waitFor200,
+  withoutHopByHop,
   writeResults,
 } from './lib.ts'
 
@@ -53,63 +56,6 @@ for (const [name, value, min] of [
 
 const LOG_LEVELS = ['info', 'warn'] as const
 type LogLevel = (typeof LOG_LEVELS)[number]
-
-/** Headers that describe the connection or the framing, not the answer: node sets its own. */
-const HOP_BY_HOP = new Set([
-  'date',
-  'connection',
-  'keep-alive',
-  'content-length',
-  'transfer-encoding',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'upgrade',
-])
-
-interface Recorded {
-  status: number
-  /** Every header as sent, lower-cased names, repeated ones as arrays. */
-  headers: Record<string, string | string[]>
-  body: Buffer
-}
-
-function get(url: string): Promise<Recorded> {
-  return new Promise((done, fail) => {
-    const req = request(url, { method: 'GET', agent: false }, (res) => {
-      const chunks: Buffer[] = []
-      res.on('data', (chunk: Buffer) => chunks.push(chunk))
-      res.on('error', fail)
-      res.on('end', () => {
-        const headers: Record<string, string | string[]> = {}
-        for (const [name, value] of Object.entries(res.headersDistinct)) {
-          if (value) headers[name] = value.length === 1 ? value[0]! : value
-        }
-        done({ status: res.statusCode ?? 0, headers, body: Buffer.concat(chunks) })
-      })
-    })
-    req.setTimeout(10_000, () => req.destroy(new Error(`GET ${url} timed out`)))
-    req.on('error', fail)
-    req.end()
-  })
-}
-
-function withoutHopByHop(headers: Record<string, string | string[]>): Record<string, string | string[]> {
-  return Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_BY_HOP.has(name)))
-}
-
-/** What differs between two answers, ignoring hop-by-hop headers; empty when identical. */
-function differences(a: Recorded, b: Recorded): string[] {
-  const out: string[] = []
-  if (a.status !== b.status) out.push(`status ${a.status} vs ${b.status}`)
-  if (!a.body.equals(b.body)) out.push('body bytes differ')
-  const ha = withoutHopByHop(a.headers)
-  const hb = withoutHopByHop(b.headers)
-  for (const name of new Set([...Object.keys(ha), ...Object.keys(hb)])) {
-    if (JSON.stringify(ha[name]) !== JSON.stringify(hb[name])) out.push(`header ${name} differs`)
-  }
-  return out
-}
 
 interface Measurement {
   logLevel: LogLevel
@@ -157,7 +103,7 @@ async function runVariant(logLevel: LogLevel, scratch: string): Promise<VariantR
     const recorded: Record<string, Recorded> = {}
     const routes: Record<string, BareRoute> = {}
     for (const [path, url] of Object.entries(realUrls)) {
-      const answer = await get(url)
+      const answer = await getRecorded(url)
       recorded[path] = answer
       routes[path] = {
         status: answer.status,
@@ -179,7 +125,7 @@ async function runVariant(logLevel: LogLevel, scratch: string): Promise<VariantR
 
     const bareMatchesReal: Record<string, string[]> = {}
     for (const path of Object.keys(realUrls)) {
-      bareMatchesReal[path] = differences(recorded[path]!, await get(`${bareBase}${path}`))
+      bareMatchesReal[path] = differences(recorded[path]!, await getRecorded(`${bareBase}${path}`))
     }
 
     const measurements: Measurement[] = []

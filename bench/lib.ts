@@ -4,6 +4,7 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { request } from 'node:http'
 import { createServer } from 'node:net'
 import { cpus, loadavg, totalmem } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -364,4 +365,64 @@ export function dropDatabaseSync(adminUrl: string, name: string) {
     stdio: 'ignore',
     timeout: 15_000,
   })
+}
+
+/** Headers that describe the connection or the framing, not the answer: node sets its own. */
+export const HOP_BY_HOP = new Set([
+  'date',
+  'connection',
+  'keep-alive',
+  'content-length',
+  'transfer-encoding',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'upgrade',
+])
+
+export interface Recorded {
+  status: number
+  /** Every header as sent, lower-cased names, repeated ones as arrays. */
+  headers: Record<string, string | string[]>
+  body: Buffer
+}
+
+/** GET `url` on a connection of its own and keep the whole answer: status, every header, body bytes. */
+export function getRecorded(url: string, headers: Record<string, string> = {}): Promise<Recorded> {
+  return new Promise((done, fail) => {
+    const req = request(url, { method: 'GET', headers, agent: false }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (chunk: Buffer) => chunks.push(chunk))
+      res.on('error', fail)
+      res.on('end', () => {
+        const answerHeaders: Record<string, string | string[]> = {}
+        for (const [name, value] of Object.entries(res.headersDistinct)) {
+          if (value) answerHeaders[name] = value.length === 1 ? value[0]! : value
+        }
+        done({ status: res.statusCode ?? 0, headers: answerHeaders, body: Buffer.concat(chunks) })
+      })
+    })
+    req.setTimeout(10_000, () => req.destroy(new Error(`GET ${url} timed out`)))
+    req.on('error', fail)
+    req.end()
+  })
+}
+
+export function withoutHopByHop(
+  headers: Record<string, string | string[]>,
+): Record<string, string | string[]> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_BY_HOP.has(name)))
+}
+
+/** What differs between two answers, ignoring hop-by-hop headers; empty when identical. */
+export function differences(a: Recorded, b: Recorded): string[] {
+  const out: string[] = []
+  if (a.status !== b.status) out.push(`status ${a.status} vs ${b.status}`)
+  if (!a.body.equals(b.body)) out.push('body bytes differ')
+  const ha = withoutHopByHop(a.headers)
+  const hb = withoutHopByHop(b.headers)
+  for (const name of new Set([...Object.keys(ha), ...Object.keys(hb)])) {
+    if (JSON.stringify(ha[name]) !== JSON.stringify(hb[name])) out.push(`header ${name} differs`)
+  }
+  return out
 }

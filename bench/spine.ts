@@ -20,7 +20,6 @@
  */
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
-import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -28,12 +27,15 @@ import autocannon, { type Result } from 'autocannon'
 import type { BareRoute } from './bare-server.ts'
 import {
   type Child,
+  differences,
   freePort,
+  getRecorded,
   isRunning,
   killChild,
   machine,
   pickPorts,
   REPO_ROOT,
+  type Recorded,
   round,
   sleep,
   spawnNode,
@@ -41,6 +43,7 @@ import {
   stopChild,
   table,
   waitFor200,
+  withoutHopByHop,
   writeResults,
 } from './lib.ts'
 
@@ -107,63 +110,6 @@ const ROUTES: Route[] = [
   { path: '/healthz', apiKey: false },
   { path: `/api/activity-log?limit=${PAGE}`, apiKey: true },
 ]
-
-/** Headers that describe the connection or the framing, not the answer: node sets its own. */
-const HOP_BY_HOP = new Set([
-  'date',
-  'connection',
-  'keep-alive',
-  'content-length',
-  'transfer-encoding',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'upgrade',
-])
-
-interface Recorded {
-  status: number
-  /** Every header as sent, lower-cased names, repeated ones as arrays. */
-  headers: Record<string, string | string[]>
-  body: Buffer
-}
-
-function get(url: string, headers: Record<string, string> = {}): Promise<Recorded> {
-  return new Promise((done, fail) => {
-    const req = request(url, { method: 'GET', headers, agent: false }, (res) => {
-      const chunks: Buffer[] = []
-      res.on('data', (chunk: Buffer) => chunks.push(chunk))
-      res.on('error', fail)
-      res.on('end', () => {
-        const answerHeaders: Record<string, string | string[]> = {}
-        for (const [name, value] of Object.entries(res.headersDistinct)) {
-          if (value) answerHeaders[name] = value.length === 1 ? value[0]! : value
-        }
-        done({ status: res.statusCode ?? 0, headers: answerHeaders, body: Buffer.concat(chunks) })
-      })
-    })
-    req.setTimeout(10_000, () => req.destroy(new Error(`GET ${url} timed out`)))
-    req.on('error', fail)
-    req.end()
-  })
-}
-
-function withoutHopByHop(headers: Record<string, string | string[]>): Record<string, string | string[]> {
-  return Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_BY_HOP.has(name)))
-}
-
-/** What differs between two answers, ignoring hop-by-hop headers; empty when identical. */
-function differences(a: Recorded, b: Recorded): string[] {
-  const out: string[] = []
-  if (a.status !== b.status) out.push(`status ${a.status} vs ${b.status}`)
-  if (!a.body.equals(b.body)) out.push('body bytes differ')
-  const ha = withoutHopByHop(a.headers)
-  const hb = withoutHopByHop(b.headers)
-  for (const name of new Set([...Object.keys(ha), ...Object.keys(hb)])) {
-    if (JSON.stringify(ha[name]) !== JSON.stringify(hb[name])) out.push(`header ${name} differs`)
-  }
-  return out
-}
 
 /** Header names one answer has and the other lacks: the parts of an answer that may change with the code. */
 function headerNamesDiffer(a: Recorded, b: Recorded): string[] {
@@ -397,7 +343,10 @@ try {
   for (const route of ROUTES) {
     const answerOf = async (instance: Instance) => {
       await focus(instance)
-      return get(`${instance.platform}${route.path}`, route.apiKey ? { 'x-api-key': instance.apiKey } : {})
+      return getRecorded(
+        `${instance.platform}${route.path}`,
+        route.apiKey ? { 'x-api-key': instance.apiKey } : {},
+      )
     }
     const answer = { before: await answerOf(before), after: await answerOf(after) }
     recorded[route.path] = answer
@@ -423,7 +372,7 @@ try {
   for (const route of ROUTES) {
     bareMatchesAfter[route.path] = differences(
       recorded[route.path]!.after,
-      await get(`${bareBase}${route.path}`),
+      await getRecorded(`${bareBase}${route.path}`),
     )
   }
   answers = { recorded, bareMatchesAfter }
