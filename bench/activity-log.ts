@@ -24,10 +24,13 @@ import { BENCH_ACTION_TYPES, BENCH_SEARCH_WORD, type ServerReady } from './activ
 import {
   adminQuery,
   type Child,
+  checkWholeNumbers,
   cpuMsOf,
   dropDatabaseSync,
   isRunning,
   killChild,
+  LOAD_OPTIONS,
+  loadSettings,
   machine,
   median,
   memoryOf,
@@ -61,30 +64,21 @@ const { values } = parseArgs({
     db: { type: 'string' },
     rows: { type: 'string' },
     users: { type: 'string' },
-    duration: { type: 'string' },
-    warmup: { type: 'string' },
-    connections: { type: 'string' },
+    ...LOAD_OPTIONS,
     'export-runs': { type: 'string' },
     explain: { type: 'boolean', default: false },
   },
   strict: true,
 })
-const duration = Number(values.duration ?? 10)
-const warmup = Number(values.warmup ?? 2)
-const connections = Number(values.connections ?? 50)
+const { duration, warmup, connections } = loadSettings(values, { connections: 50 })
 const exportRuns = Number(values['export-runs'] ?? 5)
 const rowsOverride = values.rows === undefined ? undefined : Number(values.rows)
 const usersOverride = values.users === undefined ? undefined : Number(values.users)
-for (const [name, value, min] of [
-  ['--duration', duration, 1],
-  ['--warmup', warmup, 0],
-  ['--connections', connections, 1],
+checkWholeNumbers([
   ['--export-runs', exportRuns, 1],
   ['--rows', rowsOverride ?? HEAVY_ROWS + 1, HEAVY_ROWS + 1],
   ['--users', usersOverride ?? KEYS + 1, KEYS + 1],
-] as const) {
-  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be a whole number >= ${min}`)
-}
+])
 if (values.db !== undefined && !['postgres', 'embedded', 'both'].includes(values.db)) {
   throw new Error('--db must be postgres, embedded or both')
 }

@@ -19,10 +19,13 @@ import { INDUSTRY_WORDS, SEARCH_FRAGMENTS, type ServerReady } from './admin-clie
 import {
   adminQuery,
   type Child,
+  checkWholeNumbers,
   cpuMsOf,
   dropDatabaseSync,
   isRunning,
   killChild,
+  LOAD_OPTIONS,
+  loadSettings,
   machine,
   round,
   sleep,
@@ -38,25 +41,14 @@ const TARGET_STATS_P99_MS = 200
 const { values } = parseArgs({
   options: {
     clients: { type: 'string' },
-    duration: { type: 'string' },
-    warmup: { type: 'string' },
-    connections: { type: 'string' },
+    ...LOAD_OPTIONS,
     explain: { type: 'boolean', default: false },
   },
   strict: true,
 })
 const clients = Number(values.clients ?? 100_000)
-const duration = Number(values.duration ?? 10)
-const warmup = Number(values.warmup ?? 2)
-const connections = Number(values.connections ?? 20)
-for (const [name, value, min] of [
-  ['--clients', clients, 1],
-  ['--duration', duration, 1],
-  ['--warmup', warmup, 0],
-  ['--connections', connections, 1],
-] as const) {
-  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be a whole number >= ${min}`)
-}
+checkWholeNumbers([['--clients', clients, 1]])
+const { duration, warmup, connections } = loadSettings(values, { connections: 20 })
 
 const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const shownUrl = (() => {

@@ -20,6 +20,8 @@ import {
   freePort,
   getRecorded,
   killChild,
+  LOAD_OPTIONS,
+  loadSettings,
   machine,
   pickPorts,
   type Recorded,
@@ -36,23 +38,10 @@ import {
 const TARGET_RATIO = 0.7
 
 const { values } = parseArgs({
-  options: {
-    duration: { type: 'string' },
-    warmup: { type: 'string' },
-    connections: { type: 'string' },
-  },
+  options: LOAD_OPTIONS,
   strict: true,
 })
-const duration = Number(values.duration ?? 10)
-const warmup = Number(values.warmup ?? 2)
-const connections = Number(values.connections ?? 50)
-for (const [name, value, min] of [
-  ['--duration', duration, 1],
-  ['--warmup', warmup, 0],
-  ['--connections', connections, 1],
-] as const) {
-  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be a whole number >= ${min}`)
-}
+const { duration, warmup, connections } = loadSettings(values, { connections: 50 })
 
 const LOG_LEVELS = ['info', 'warn'] as const
 type LogLevel = (typeof LOG_LEVELS)[number]

@@ -426,3 +426,33 @@ export function differences(a: Recorded, b: Recorded): string[] {
   }
   return out
 }
+
+/** The options every load benchmark takes, for `parseArgs`. */
+export const LOAD_OPTIONS = {
+  duration: { type: 'string' },
+  warmup: { type: 'string' },
+  connections: { type: 'string' },
+} as const
+
+/** Fails unless each value is a whole number at least its minimum, naming the option. */
+export function checkWholeNumbers(checks: readonly (readonly [string, number, number])[]): void {
+  for (const [name, value, min] of checks) {
+    if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be a whole number >= ${min}`)
+  }
+}
+
+/** `--duration` and `--warmup` (seconds) and `--connections`, checked, with the benchmark's defaults. */
+export function loadSettings(
+  values: { duration?: string | undefined; warmup?: string | undefined; connections?: string | undefined },
+  defaults: { duration?: number; warmup?: number; connections: number },
+): { duration: number; warmup: number; connections: number } {
+  const duration = Number(values.duration ?? defaults.duration ?? 10)
+  const warmup = Number(values.warmup ?? defaults.warmup ?? 2)
+  const connections = Number(values.connections ?? defaults.connections)
+  checkWholeNumbers([
+    ['--duration', duration, 1],
+    ['--warmup', warmup, 0],
+    ['--connections', connections, 1],
+  ])
+  return { duration, warmup, connections }
+}

@@ -32,6 +32,8 @@ import {
   getRecorded,
   isRunning,
   killChild,
+  LOAD_OPTIONS,
+  loadSettings,
   machine,
   pickPorts,
   REPO_ROOT,
@@ -57,22 +59,11 @@ const { values } = parseArgs({
     // Not in the usage line: measures another ref instead of the working tree (for instance when the
     // working tree is mid-edit and does not start).
     after: { type: 'string' },
-    duration: { type: 'string' },
-    warmup: { type: 'string' },
-    connections: { type: 'string' },
+    ...LOAD_OPTIONS,
   },
   strict: true,
 })
-const duration = Number(values.duration ?? 10)
-const warmup = Number(values.warmup ?? 2)
-const connections = Number(values.connections ?? 50)
-for (const [name, value, min] of [
-  ['--duration', duration, 1],
-  ['--warmup', warmup, 0],
-  ['--connections', connections, 1],
-] as const) {
-  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be a whole number >= ${min}`)
-}
+const { duration, warmup, connections } = loadSettings(values, { connections: 50 })
 
 function git(args: string[]): string {
   const result = spawnSync('git', ['-C', REPO_ROOT, ...args], { encoding: 'utf8' })
