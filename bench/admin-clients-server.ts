@@ -182,7 +182,6 @@ const { clients } = clientsModule({
   clock: systemClock,
   log,
   accounts: createAccountService({ db, clock: systemClock }),
-  guards,
 })
 
 async function explain(statement: Statement): Promise<string> {

@@ -97,8 +97,9 @@ function optionalOneOf<const T extends string>(
   group: string,
   values: readonly T[],
   meaning: string,
+  shown = 'unset',
 ): Setting<T | undefined> {
-  return make(env, group, meaning, 'unset', (raw) => {
+  return make(env, group, meaning, shown, (raw) => {
     if (!present(raw)) return undefined
     const value = raw.trim() as T
     if (!values.includes(value))
@@ -162,6 +163,43 @@ function list(env: string, group: string, meaning: string): Setting<string[]> {
           .map((part) => part.trim())
           .filter(Boolean)
       : [],
+  )
+}
+
+/** `scheme://host[:port]`, as a browser sends it in `Origin`; kept in the browser's spelling (`url.origin`). */
+function parseOrigin(env: string, raw: string): string {
+  let url: URL | undefined
+  try {
+    url = new URL(raw)
+  } catch {
+    url = undefined
+  }
+  const isOrigin =
+    url !== undefined &&
+    (url.protocol === 'http:' || url.protocol === 'https:') &&
+    !url.username &&
+    !url.password &&
+    url.pathname === '/' &&
+    !/[?#]/.test(raw)
+  if (!url || !isOrigin) {
+    throw new ConfigError(
+      env,
+      `must be comma-separated origins (scheme://host[:port]) such as https://app.example.com (got "${raw}")`,
+    )
+  }
+  return url.origin
+}
+
+/** Comma-separated origins, or undefined when unset (the caller's default applies). */
+function origins(env: string, group: string, shown: string, meaning: string): Setting<string[] | undefined> {
+  return make(env, group, meaning, shown, (raw) =>
+    present(raw)
+      ? raw
+          .split(',')
+          .map((part) => part.trim())
+          .filter(Boolean)
+          .map((part) => parseOrigin(env, part))
+      : undefined,
   )
 }
 
@@ -234,6 +272,13 @@ const definitions = {
     max: 65535,
   }),
   logLevel: oneOf('LOG_LEVEL', 'Running', LOG_LEVELS, 'info', `log level: ${LOG_LEVELS.join(', ')}`),
+  logFormat: optionalOneOf(
+    'LOG_FORMAT',
+    'Running',
+    ['json', 'pretty'],
+    '`json` (one object per line) or `pretty` (readable lines); secrets are redacted in both',
+    '`pretty` on a terminal, else `json`',
+  ),
   bodyLimitBytes: integer(
     'BODY_LIMIT_BYTES',
     'Running',
@@ -242,6 +287,20 @@ const definitions = {
     {
       min: 1024,
     },
+  ),
+  requestTimeoutMs: integer(
+    'REQUEST_TIMEOUT_MS',
+    'Running',
+    30_000,
+    'time a client has to send a whole request, headers and body (408 after; a stuck upload cannot hold a connection)',
+    { min: 100 },
+  ),
+  headersTimeoutMs: integer(
+    'HEADERS_TIMEOUT_MS',
+    'Running',
+    10_000,
+    'time a client has to send the request headers (408 after); at most REQUEST_TIMEOUT_MS',
+    { min: 100 },
   ),
   shutdownTimeoutMs: integer(
     'SHUTDOWN_TIMEOUT_MS',
@@ -260,6 +319,13 @@ const definitions = {
     'share rate-limit windows across instances (`redis://…`)',
     ['redis:', 'rediss:'],
     true,
+  ),
+  corsOrigins: origins(
+    'CORS_ORIGINS',
+    'Running',
+    "the app's own origins on a local instance; none in production",
+    'comma-separated origins (`https://app.example.com`) whose pages may call the APIs from a browser; ' +
+      "on the directory they may send the session cookie and count as the app's own origin",
   ),
 
   dataDir: text(
@@ -437,11 +503,12 @@ const definitions = {
     true,
   ),
 
-  appUrl: url(
+  appUrl: make(
     'APP_URL',
     'Directory',
-    'http://localhost:3001',
     "the directory's public origin: redirect checks, cookies, CSRF",
+    '`http://localhost:3001` (follows `DIRECTORY_PORT`)',
+    (raw) => (present(raw) ? parseUrl('APP_URL', raw, ['http:', 'https:']) : undefined),
   ),
   sessionTtlDays: integer('SESSION_TTL_DAYS', 'Directory', 30, 'lifetime of a directory session cookie', {
     min: 1,
@@ -573,7 +640,9 @@ const definitions = {
 type Definitions = typeof definitions
 type Parsed = { readonly [K in keyof Definitions]: ReturnType<Definitions[K]['parse']> }
 
-export type Config = Parsed & {
+export type Config = Omit<Parsed, 'appUrl'> & {
+  /** APP_URL, or `http://localhost:<DIRECTORY_PORT>`: the origin the banner prints. */
+  readonly appUrl: string
   readonly isProduction: boolean
   /** Postgres URL of the service, or undefined for the embedded database. */
   readonly platformDbUrl: string | undefined
@@ -605,6 +674,9 @@ export function loadConfig(env: Env = process.env): Config {
   if (values.adminEmail && !/^[^\s@]+@[^\s@]+$/.test(values.adminEmail)) {
     throw new ConfigError('ADMIN_EMAIL', `must be an email address (got "${values.adminEmail}")`)
   }
+  if (values.headersTimeoutMs > values.requestTimeoutMs) {
+    throw new ConfigError('HEADERS_TIMEOUT_MS', 'must not be larger than REQUEST_TIMEOUT_MS')
+  }
   if (values.webhookRetryMaxMs < values.webhookRetryBaseMs) {
     throw new ConfigError('WEBHOOK_RETRY_MAX_MS', 'must not be smaller than WEBHOOK_RETRY_BASE_MS')
   }
@@ -614,13 +686,15 @@ export function loadConfig(env: Env = process.env): Config {
       `must be a 5-field cron expression (got "${values.sessionCleanupCron}")`,
     )
   }
-  const appUrl = new URL(values.appUrl)
+  const appUrlValue = values.appUrl ?? `http://localhost:${values.directoryPort}`
+  const appUrl = new URL(appUrlValue)
   if (appUrl.pathname !== '/' || appUrl.search || appUrl.hash) {
-    throw new ConfigError('APP_URL', `must be an origin without a path (got "${values.appUrl}")`)
+    throw new ConfigError('APP_URL', `must be an origin without a path (got "${appUrlValue}")`)
   }
 
   return Object.freeze({
     ...values,
+    appUrl: appUrlValue,
     isProduction,
     platformDbUrl: values.platformDatabaseUrl ?? values.databaseUrl,
     directoryDbUrl: values.directoryDatabaseUrl ?? values.databaseUrl,

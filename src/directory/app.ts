@@ -6,7 +6,7 @@ import { createRateLimit } from '../http/rate-limit.ts'
 import { createAccountService } from './accounts/service.ts'
 import { createDirectoryGuards, type DirectoryGuards } from './auth/guard.ts'
 import { directoryAuthModule } from './auth/module.ts'
-import { createOriginCheck } from './auth/origin.ts'
+import { appOrigins, createOriginCheck } from './auth/origin.ts'
 import { createSessionService } from './auth/sessions.ts'
 import { categoriesModule } from './categories/module.ts'
 import { clientsModule } from './clients/module.ts'
@@ -27,6 +27,9 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
   const { config, database, clock, jobs, log } = deps
   const db = database.db
 
+  const sessions = createSessionService({ db, clock, ttlDays: config.sessionTtlDays })
+  const guards = createDirectoryGuards(sessions)
+
   const app = await createBaseApp({
     service: 'directory',
     title: 'Curio directory API',
@@ -38,8 +41,26 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
     renderError: (error) => ({
       success: false,
       error: error.message,
+      code: error.code,
       ...(error.details === undefined ? {} : { details: error.details }),
     }),
+    access: {
+      session: {
+        guard: guards.requireSession,
+        security: [{ sessionCookie: [] }],
+        says: 'Access: a signed-in user (401 without a session).',
+      },
+      admin: {
+        guard: guards.requireAdmin,
+        security: [{ sessionCookie: [] }],
+        says: 'Access: an admin session (401 without a session, 403 for a non-admin).',
+      },
+      'admin-401': {
+        guard: guards.requireAdminOr401,
+        security: [{ sessionCookie: [] }],
+        says: 'Access: an admin session (401 without one, and for a non-admin).',
+      },
+    },
     securitySchemes: {
       sessionCookie: {
         type: 'apiKey',
@@ -59,10 +80,8 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
   app.addSchema(DirectoryError)
   app.decorateRequest('viewer', null)
   await app.register(cookie)
-  app.addHook('onRequest', createOriginCheck(config.appUrl))
+  app.addHook('onRequest', createOriginCheck(appOrigins(config)))
 
-  const sessions = createSessionService({ db, clock, ttlDays: config.sessionTtlDays })
-  const guards = createDirectoryGuards(sessions)
   const rateLimit = createRateLimit({
     limiter: deps.rateLimiter,
     bypassLocalhost: config.rateLimitBypassLocalhost,
@@ -70,8 +89,8 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
   })
 
   const accounts = createAccountService({ db, clock })
-  const roles = rolesModule({ db, clock, guards })
-  const clients = clientsModule({ db, clock, log, accounts, guards })
+  const roles = rolesModule({ db, clock })
+  const clients = clientsModule({ db, clock, log, accounts })
   const auth = directoryAuthModule({
     db,
     log,
@@ -83,8 +102,8 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
     secureCookies: config.isProduction,
     sessionCleanupCron: config.sessionCleanupCron,
   })
-  const users = usersModule({ db, clock, accounts, profiles: clients.profiles, roles: roles.roles, guards })
-  const categories = categoriesModule({ db, clock, config, guards })
+  const users = usersModule({ db, clock, accounts, profiles: clients.profiles, roles: roles.roles })
+  const categories = categoriesModule({ db, clock, config })
 
   installModules(app, [auth.module, users.module, categories.module, roles.module, clients.module], {
     jobs,

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { STATUS_CODES } from 'node:http'
 import AjvCompiler from '@fastify/ajv-compiler'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
@@ -7,6 +8,7 @@ import type { AnySchema } from 'ajv'
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
+  type FastifyReply,
   LogController,
   type RawReplyDefaultExpression,
   type RawRequestDefaultExpression,
@@ -15,7 +17,11 @@ import Fastify, {
 import type { Logger } from 'pino'
 import { Type } from 'typebox'
 import type { TrustProxy } from '../config.ts'
-import { fieldLocator, type PublicError, toPublicError } from './errors.ts'
+import { VERSION } from '../lib/version.ts'
+import { type AccessRules, accessHook, allowedMethods, type RouteEntry } from './access.ts'
+import { type CorsSettings, corsPolicy, registerCors } from './cors.ts'
+import { addEdgeKeywords, withEdgeRules } from './edge-values.ts'
+import { clientErrorAnswer, fieldLocator, type PublicError, toPublicError } from './errors.ts'
 import { LazyRequestLogger } from './request-logger.ts'
 
 export type App = FastifyInstance<
@@ -32,21 +38,34 @@ export interface BaseAppOptions {
   description: string
   log: Logger
   bodyLimitBytes: number
+  /** How long a client has to send a whole request, and its headers (408 after). */
+  timeouts: { requestMs: number; headersMs: number }
   trustProxy: TrustProxy
+  /** How the service enforces each access level its routes declare. */
+  access: AccessRules
   /** The service's error body for a public error. */
   renderError(error: PublicError): unknown
   /**
    * What /readyz checks, by name: the service is ready unless one is `unavailable`, and answers but says
    * so when one is `degraded` (a fallback in use).
    */
-  readiness: Record<string, () => Promise<ReadinessCheck>>
+  readiness: ReadinessChecks
   securitySchemes: Record<string, SecurityScheme>
+  /** What decides which browser origins may call the service (CORS). */
+  cors: CorsSettings
   tags: { name: string; description: string }[]
 }
 
 export interface ReadinessCheck {
   status: 'ok' | 'degraded' | 'unavailable'
   detail?: string
+}
+
+/** The checks of /readyz by name: the database, the job queue, and Redis when one is configured. */
+export interface ReadinessChecks {
+  database: () => Promise<ReadinessCheck>
+  jobs: () => Promise<ReadinessCheck>
+  redis?: () => Promise<ReadinessCheck>
 }
 
 type SecurityScheme =
@@ -76,26 +95,60 @@ const SECURITY_HEADERS = {
 
 const HealthBody = Type.Object({ status: Type.String({ examples: ['ok'] }) })
 
+const ReadinessCheckBody = Type.Object({
+  status: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('unavailable')]),
+  detail: Type.Optional(Type.String()),
+})
+
 const ReadinessBody = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('unavailable')], {
     examples: ['ok'],
   }),
-  checks: Type.Record(
-    Type.String(),
-    Type.Object({
-      status: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('unavailable')]),
-      detail: Type.Optional(Type.String()),
-    }),
+  checks: Type.Object(
+    {
+      database: ReadinessCheckBody,
+      jobs: ReadinessCheckBody,
+      redis: Type.Optional(ReadinessCheckBody),
+    },
     {
       examples: [
         {
           database: { status: 'ok' },
-          rateLimits: { status: 'degraded', detail: 'Redis unreachable: limits are counted per instance' },
+          jobs: { status: 'ok', detail: 'job queue started' },
+          redis: {
+            status: 'degraded',
+            detail: 'Redis unreachable since 2025-01-01T12:00:00.000Z: limits are counted per instance',
+          },
         },
       ],
     },
   ),
 })
+
+const RootBody = Type.Object(
+  {
+    name: Type.String(),
+    service: Type.String(),
+    version: Type.String(),
+    links: Type.Object({
+      docs: Type.String(),
+      openapi: Type.String(),
+      health: Type.String(),
+      ready: Type.String(),
+    }),
+  },
+  {
+    description: 'The service, its version, and where its reference and probes are',
+    examples: [
+      {
+        name: 'Curio platform API',
+        service: 'platform',
+        version: '0.1.0',
+        links: { docs: '/docs', openapi: '/openapi.json', health: '/healthz', ready: '/readyz' },
+      },
+    ],
+  },
+)
 
 const validatorPool = AjvCompiler()
 
@@ -103,8 +156,20 @@ const AJV_OPTIONS = {
   // Unknown fields are stripped everywhere, never an error: one rule for every route.
   removeAdditional: 'all',
   useDefaults: true,
-  allErrors: false,
+  // Every failing field is reported, each with its schema, so messages can name allowed values.
+  allErrors: true,
+  verbose: true,
 } as const
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route of the app with its declared access level, in registration order. */
+    routeCatalog: readonly RouteEntry[]
+  }
+}
+
+/** The longest path the not-found message repeats. */
+const PATH_IN_MESSAGE = 120
 
 /**
  * Query strings, path parameters and headers arrive as text, so their values are coerced to the schema's
@@ -112,12 +177,18 @@ const AJV_OPTIONS = {
  * 400 naming the field, not silently turned into "42".
  */
 function buildValidators(externalSchemas: Record<string, AnySchema>) {
-  const coercing = validatorPool(externalSchemas, { customOptions: { ...AJV_OPTIONS, coerceTypes: 'array' } })
-  const exact = validatorPool(externalSchemas, { customOptions: { ...AJV_OPTIONS, coerceTypes: false } })
+  // Every schema gets the edge rules (no NUL, integers in range, real dates): see edge-values.ts.
+  const shared = Object.fromEntries(Object.entries(externalSchemas).map(([id, schema]) => [id, withEdgeRules(schema)]))
+  const onCreate = addEdgeKeywords
+  const coercing = validatorPool(shared, { customOptions: { ...AJV_OPTIONS, coerceTypes: 'array' }, onCreate })
+  const exact = validatorPool(shared, { customOptions: { ...AJV_OPTIONS, coerceTypes: false }, onCreate })
   // The pool's typings describe ajv's compile; at run time it takes Fastify's route definition.
   type Compile = (route: { schema: unknown; httpPart?: string }) => unknown
   return (route: { schema: unknown; httpPart?: string }) =>
-    ((route.httpPart === 'body' ? exact : coercing) as unknown as Compile)(route)
+    ((route.httpPart === 'body' ? exact : coercing) as unknown as Compile)({
+      ...route,
+      schema: withEdgeRules(route.schema),
+    })
 }
 
 /** A Fastify app with everything both services share; the service adds its modules. */
@@ -136,6 +207,48 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID()
     },
     bodyLimit: options.bodyLimitBytes,
+    // A client that never finishes its request is answered 408 and disconnected, not waited on for ever.
+    requestTimeout: options.timeouts.requestMs,
+    http: {
+      headersTimeout: options.timeouts.headersMs,
+      connectionsCheckingInterval: Math.min(1000, Math.max(25, Math.floor(options.timeouts.headersMs / 4))),
+    },
+    // Errors the framework raises before a route is found answer in the service's shape, with its headers.
+    frameworkErrors: (error, req, reply) => {
+      reply.headers(SECURITY_HEADERS)
+      reply.header('x-request-id', req.id)
+      const publicError = toPublicError(error)
+      req.log.info({ method: req.method, code: error.code }, publicError.message)
+      ;(reply as FastifyReply)
+        .code(publicError.status)
+        .type('application/json')
+        .send(options.renderError(publicError))
+    },
+    // Errors of the connection itself (headers too large, a request not sent in time, a malformed request
+    // line) are written to the socket, as the framework does, but in the service's shape.
+    clientErrorHandler: (error, socket) => {
+      const answer = clientErrorAnswer(error)
+      options.log.info(
+        { service: options.service, code: (error as { code?: string }).code },
+        answer ? `client error: ${answer.message}` : 'client closed the connection',
+      )
+      if (!answer || socket.destroyed) return
+      if (socket.writable) {
+        const body = JSON.stringify(options.renderError(answer))
+        const headers = {
+          'content-type': 'application/json; charset=utf-8',
+          'content-length': String(Buffer.byteLength(body)),
+          'x-request-id': randomUUID(),
+          connection: 'close',
+          ...SECURITY_HEADERS,
+        }
+        const head = Object.entries(headers)
+          .map(([name, value]) => `${name}: ${value}`)
+          .join('\r\n')
+        socket.write(`HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\n${head}\r\n\r\n${body}`)
+      }
+      socket.destroy()
+    },
     trustProxy:
       typeof options.trustProxy === 'number'
         ? (_address: string, hop: number) => hop < (options.trustProxy as number)
@@ -149,6 +262,13 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
 
   // JSON only: any other content type of a body is 415.
   app.removeContentTypeParser('text/plain')
+  // Many clients send `content-type: application/json` on every call: an empty body is no body on a route
+  // that takes none, and still a 400 on a route that needs one.
+  const parseJson = app.getDefaultJsonParser('error', 'error')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (body === '' && !req.routeOptions.schema?.body) return done(null, undefined)
+    parseJson(req, body as string, done)
+  })
 
   // Callback-style hooks: these run on every request, and an async hook costs a promise each time.
   app.addHook('onRequest', (req, reply, done) => {
@@ -179,25 +299,45 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
 
   app.setErrorHandler(async (error, req, reply) => {
     const publicError = toPublicError(error, fieldLocator(req.routeOptions.schema))
-    if (publicError.status >= 500)
+    if (req.raw.destroyed && (error as { code?: string }).code === 'ECONNRESET') {
+      req.log.info({ method: req.method, url: req.url }, 'client closed the connection mid-request')
+    } else if (publicError.status >= 500) {
       req.log.error({ err: error, method: req.method, url: req.url }, 'request failed')
-    else req.log.debug({ err: error }, 'request refused')
+    } else req.log.debug({ err: error }, 'request refused')
     return reply.code(publicError.status).type('application/json').send(options.renderError(publicError))
   })
-  app.setNotFoundHandler(async (req, reply) =>
-    reply.code(404).send(
-      options.renderError({
-        status: 404,
-        code: 'NOT_FOUND',
-        message: `Route ${req.method} ${req.url} not found`,
-      }),
-    ),
-  )
+  // A known path with another method is 405 with `Allow`; an unknown one 404, naming method and path (cut
+  // short, without its query) rather than repeating a URL of any length.
+  const catalog: RouteEntry[] = []
+  const methodsOf = allowedMethods(catalog)
+  app.decorate('routeCatalog', catalog)
+  app.setNotFoundHandler(async (req, reply) => {
+    const path = req.url.split('?', 1)[0]!
+    const shown = path.length > PATH_IN_MESSAGE ? `${path.slice(0, PATH_IN_MESSAGE)}…` : path
+    const allowed = methodsOf(path)
+    if (allowed.length > 0) {
+      return reply
+        .code(405)
+        .header('allow', allowed.join(', '))
+        .send(
+          options.renderError({
+            status: 405,
+            code: 'METHOD_NOT_ALLOWED',
+            message: `${req.method} is not allowed on ${shown}: use ${allowed.join(', ')}`,
+          }),
+        )
+    }
+    return reply
+      .code(404)
+      .send(
+        options.renderError({ status: 404, code: 'NOT_FOUND', message: `Route ${req.method} ${shown} not found` }),
+      )
+  })
 
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: options.title, description: options.description, version: '0.1.0' },
+      info: { title: options.title, description: options.description, version: VERSION },
       components: { securitySchemes: options.securitySchemes },
       tags: [{ name: 'health', description: 'Liveness and readiness probes' }, ...options.tags],
     },
@@ -209,12 +349,39 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
     transformStaticCSP: (header) => header.replace(/\s*upgrade-insecure-requests;?/, ''),
     uiConfig: { url: '/openapi.json', deepLinking: true, docExpansion: 'list' },
   })
+  // Before the access hook: the plugin's catch-all OPTIONS route answers preflights only, in `onRequest`.
+  await registerCors(app, corsPolicy(options.cors, options.service))
 
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+  // Every route registered from here on declares its access level (the reference's own are public).
+  app.addHook('onRoute', accessHook(options.access, catalog))
 
+  app.get('/openapi.json', { config: { access: 'public' }, schema: { hide: true } }, async () =>
+    app.swagger(),
+  )
+
+  const root = {
+    name: options.title,
+    service: options.service,
+    version: VERSION,
+    links: { docs: '/docs', openapi: '/openapi.json', health: '/healthz', ready: '/readyz' },
+  }
+  app.get(
+    '/',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['health'],
+        summary: 'About this service',
+        description: 'Names the service and its version, and links to its reference, document and probes.',
+        response: { 200: RootBody },
+      },
+    },
+    async () => root,
+  )
   app.get(
     '/healthz',
     {
+      config: { access: 'public' },
       schema: {
         tags: ['health'],
         summary: 'Liveness',
@@ -227,19 +394,24 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
   app.get(
     '/readyz',
     {
+      config: { access: 'public' },
       schema: {
         tags: ['health'],
         summary: 'Readiness',
         description:
-          'Answers 200 once the database answers, 503 otherwise. `checks` names each dependency; ' +
-          '`degraded` means the service answers on a fallback (rate limits counted per instance while Redis ' +
-          'is unreachable).',
+          'Answers 200 once the database and the job queue answer, 503 otherwise. `checks` names what was ' +
+          'checked: `database` (a query), `jobs` (the job queue is started and its tables answer) and, ' +
+          'with `REDIS_URL` set, `redis` (the shared rate-limit store). `degraded` (still 200) means the ' +
+          'service answers on a fallback: Redis unreachable, rate limits counted per instance.',
         response: { 200: ReadinessBody, 503: ReadinessBody },
       },
     },
     async (req, reply) => {
-      const checks: Record<string, ReadinessCheck> = {}
-      for (const [name, check] of Object.entries(options.readiness)) {
+      const checks = {} as Record<keyof ReadinessChecks, ReadinessCheck>
+      for (const [name, check] of Object.entries(options.readiness) as [
+        keyof ReadinessChecks,
+        () => Promise<ReadinessCheck>,
+      ][]) {
         checks[name] = await check().catch((error: unknown) => {
           req.log.warn({ err: error, check: name }, 'readiness check failed')
           return { status: 'unavailable' as const }

@@ -1,10 +1,10 @@
 import type { FastifyError } from 'fastify'
-import { HttpError, InputError } from '../lib/errors.ts'
+import { type ErrorCode, HttpError, InputError } from '../lib/errors.ts'
 
 /** An error reduced to what may be shown to a client. */
 export interface PublicError {
   status: number
-  code: string
+  code: ErrorCode
   message: string
   details?: unknown
 }
@@ -14,6 +14,135 @@ interface ValidationIssue {
   message?: string
   keyword: string
   params: Record<string, unknown>
+  /** The schema holding the failing keyword (ajv's `verbose`). */
+  parentSchema?: { examples?: unknown[]; format?: string; description?: string }
+}
+
+/** Formats in words: a client reads what to send, never a regular expression. */
+const FORMATS: Record<string, string> = {
+  'date-time': 'an ISO 8601 date-time such as 2026-11-22T10:00:00Z',
+  date: 'a date such as 2026-11-22',
+  time: 'a time such as 10:00:00',
+  email: 'an email address',
+  uri: 'an absolute URL',
+  url: 'an absolute URL',
+  uuid: 'a UUID',
+  hostname: 'a host name',
+  ipv4: 'an IPv4 address',
+  ipv6: 'an IPv6 address',
+}
+
+const TYPE_WORDS: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  integer: 'a whole number',
+  boolean: 'true or false',
+  array: 'an array',
+  object: 'an object',
+  null: 'null',
+}
+
+const typeWords = (type: unknown) =>
+  (Array.isArray(type) ? type : [type]).map((name) => TYPE_WORDS[String(name)] ?? String(name)).join(' or ')
+
+const plural = (count: unknown, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`
+const listed = (values: unknown[]) => values.map((value) => JSON.stringify(value)).join(', ')
+
+/** One ajv issue in words. */
+function messageOf(issue: ValidationIssue): string {
+  const p = issue.params
+  switch (issue.keyword) {
+    case 'required':
+      return 'is required'
+    case 'type':
+      return `must be ${typeWords(p.type)}`
+    case 'enum':
+      return `must be one of ${listed(p.allowedValues as unknown[])}`
+    case 'const':
+      return `must be ${JSON.stringify(p.allowedValue)}`
+    case 'format':
+      return `must be ${FORMATS[String(p.format)] ?? `in the ${String(p.format)} format`}`
+    case 'pattern': {
+      const examples = issue.parentSchema?.examples?.filter((example) => typeof example === 'string')
+      return examples?.length ? `must look like ${examples.join(' or ')}` : 'is not in the expected form'
+    }
+    case 'minLength':
+      return p.limit === 1 ? 'must not be empty' : `must be at least ${plural(p.limit, 'character')} long`
+    case 'maxLength':
+      return `must be at most ${plural(p.limit, 'character')} long`
+    case 'minimum':
+      return `must be at least ${p.limit}`
+    case 'maximum':
+      return `must be at most ${p.limit}`
+    case 'exclusiveMinimum':
+      return `must be greater than ${p.limit}`
+    case 'exclusiveMaximum':
+      return `must be less than ${p.limit}`
+    case 'minItems':
+      return `must have at least ${plural(p.limit, 'item')}`
+    case 'maxItems':
+      return `must have at most ${plural(p.limit, 'item')}`
+    case 'uniqueItems':
+      return 'must not repeat an item'
+    case 'minProperties':
+      return `must have at least ${plural(p.limit, 'field')}`
+    case 'multipleOf':
+      return `must be a multiple of ${p.multipleOf}`
+    default:
+      return issue.message ?? 'is invalid'
+  }
+}
+
+/**
+ * ajv's issues reduced to one message per field: a failed union (`anyOf`) says what each branch wanted
+ * (`must be one of "a", "b"`, `must be a string or null`) instead of one line per branch.
+ */
+export function validationDetails(
+  context: string | undefined,
+  issues: readonly ValidationIssue[],
+): { field: string; message: string }[] {
+  const byField = new Map<string, ValidationIssue[]>()
+  for (const issue of issues) {
+    const field = fieldOf(context, issue)
+    const list = byField.get(field)
+    if (list) list.push(issue)
+    else byField.set(field, [issue])
+  }
+  const details: { field: string; message: string }[] = []
+  for (const [field, fieldIssues] of byField) {
+    const concrete = fieldIssues.filter((issue) => issue.keyword !== 'anyOf' && issue.keyword !== 'oneOf')
+    if (concrete.length === 0) {
+      details.push({ field, message: 'does not match any allowed form' })
+      continue
+    }
+    const union = concrete.length < fieldIssues.length
+    const constants = concrete
+      .filter((issue) => issue.keyword === 'const')
+      .map((issue) => issue.params.allowedValue)
+    const enums = concrete
+      .filter((issue) => issue.keyword === 'enum')
+      .flatMap((issue) => issue.params.allowedValues as unknown[])
+    const types = concrete.filter((issue) => issue.keyword === 'type').flatMap((issue) => issue.params.type)
+    const messages: string[] = []
+    if (union && (constants.length > 0 || enums.length > 0)) {
+      messages.push(`must be one of ${listed([...new Set([...constants, ...enums])])}`)
+    }
+    if (union && types.length > 0) messages.push(`must be ${typeWords([...new Set(types)])}`)
+    for (const issue of concrete) {
+      if (union && ['const', 'enum', 'type'].includes(issue.keyword)) continue
+      messages.push(messageOf(issue))
+    }
+    details.push({ field, message: [...new Set(messages)].join('; ') })
+  }
+  return details
+}
+
+/** The top message of a 400: the one failing field, or how many fail and which. */
+function summary(details: readonly { field: string; message: string }[]): string {
+  if (details.length === 0) return 'Invalid request'
+  if (details.length === 1) return `${details[0]!.field} ${details[0]!.message}`
+  const fields = details.map((detail) => detail.field)
+  return `${details.length} fields are invalid: ${fields.join(', ')}`
 }
 
 /** `body.email`, `query.limit`: the failing field as a client names it. */
@@ -56,6 +185,41 @@ const FASTIFY_CLIENT_ERRORS: Record<string, (error: FastifyError) => PublicError
     code: 'BAD_REQUEST',
     message: 'Content-Length does not match the body',
   }),
+  FST_ERR_BAD_URL: () => ({
+    status: 400,
+    code: 'BAD_REQUEST',
+    message: 'The URL is not valid: a percent-encoded sequence does not decode',
+  }),
+  FST_ERR_MAX_PARAM_LENGTH: () => ({
+    status: 414,
+    code: 'URI_TOO_LONG',
+    message: 'A path segment of the URL is too long (over 100 characters)',
+  }),
+  FST_ERR_CTP_INVALID_TYPE: () => ({
+    status: 415,
+    code: 'UNSUPPORTED_MEDIA_TYPE',
+    message: 'The content type is not valid: send application/json',
+  }),
+}
+
+/**
+ * What a connection-level error answers (written to the socket by the service's client error handler), or
+ * nothing when the client is gone.
+ */
+export function clientErrorAnswer(error: Error & { code?: string }): PublicError | undefined {
+  switch (error.code) {
+    case 'ECONNRESET':
+    case 'EPIPE':
+      return undefined
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return { status: 408, code: 'REQUEST_TIMEOUT', message: 'The request was not sent completely in time' }
+    case 'HPE_HEADER_OVERFLOW':
+      return { status: 431, code: 'HEADERS_TOO_LARGE', message: 'The request headers are too large' }
+    case 'HPE_URI_TOO_LONG':
+      return { status: 414, code: 'URI_TOO_LONG', message: 'The URL is too long' }
+    default:
+      return { status: 400, code: 'BAD_REQUEST', message: 'The request is not valid HTTP' }
+  }
 }
 
 /** Where a route's input field came from: `name` → `body.name`, `limit` → `query.limit`. */
@@ -107,23 +271,18 @@ export function toPublicError(
     return { status: 500, code: 'INTERNAL_ERROR', message: 'Internal server error' }
   const fastifyError = error as FastifyError & { validation?: ValidationIssue[]; validationContext?: string }
   if (Array.isArray(fastifyError.validation)) {
-    const fields = fastifyError.validation.map((issue) => ({
-      field: fieldOf(fastifyError.validationContext, issue),
-      message: issue.message ?? 'is invalid',
-    }))
-    const first = fields[0]
-    return {
-      status: 400,
-      code: 'VALIDATION_ERROR',
-      message: first ? `${first.field} ${first.message}` : 'Invalid request',
-      details: fields,
-    }
+    const details = validationDetails(fastifyError.validationContext, fastifyError.validation)
+    return { status: 400, code: 'VALIDATION_ERROR', message: summary(details), details }
   }
   const known = fastifyError.code ? FASTIFY_CLIENT_ERRORS[fastifyError.code] : undefined
   if (known) return known(fastifyError)
   // A JSON syntax error from the body parser carries statusCode 400 and no Fastify code.
   if (fastifyError.statusCode === 400 && error instanceof SyntaxError) {
     return { status: 400, code: 'INVALID_JSON', message: 'Request body is not valid JSON' }
+  }
+  // The client went away while its body was being read.
+  if (fastifyError.code === 'ECONNRESET') {
+    return { status: 400, code: 'BAD_REQUEST', message: 'The client closed the connection mid-request' }
   }
   const status = fastifyError.statusCode
   if (typeof status === 'number' && status >= 400 && status < 500 && fastifyError.code?.startsWith('FST_')) {

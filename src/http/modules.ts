@@ -22,12 +22,16 @@ export interface ServiceDeps {
 /** The base-app options every service takes from its deps the same way. */
 export function baseOptionsOf(
   deps: ServiceDeps,
-): Pick<BaseAppOptions, 'log' | 'bodyLimitBytes' | 'trustProxy' | 'readiness'> {
+): Pick<BaseAppOptions, 'log' | 'bodyLimitBytes' | 'timeouts' | 'trustProxy' | 'readiness' | 'cors'> {
   return {
     log: deps.log,
     bodyLimitBytes: deps.config.bodyLimitBytes,
+    timeouts: { requestMs: deps.config.requestTimeoutMs, headersMs: deps.config.headersTimeoutMs },
     trustProxy: deps.config.trustProxy,
-    readiness: serviceReadiness(deps.database, deps.rateLimiter),
+    cors: deps.config,
+    readiness: serviceReadiness(deps.database, deps.rateLimiter, deps.jobs, {
+      redis: deps.config.redisUrl !== undefined,
+    }),
   }
 }
 

@@ -1,12 +1,16 @@
+import type { ErrorCode } from './error-codes.ts'
+
+export type { ErrorCode } from './error-codes.ts'
+
 /**
  * The one error a service throws to answer with a status. Each service's error handler renders it in that
  * service's body shape; anything else becomes a 500 that says only "Internal server error".
  */
 export class HttpError extends Error {
   readonly status: number
-  readonly code: string
+  readonly code: ErrorCode
   readonly details: unknown
-  constructor(status: number, code: string, message: string, details?: unknown) {
+  constructor(status: number, code: ErrorCode, message: string, details?: unknown) {
     super(message)
     this.name = 'HttpError'
     this.status = status
@@ -29,7 +33,7 @@ export interface FieldIssue {
 export class InputError extends HttpError {
   readonly issues: FieldIssue[]
   readonly summary: string | undefined
-  constructor(issues: FieldIssue[], options: { code?: string; summary?: string } = {}) {
+  constructor(issues: FieldIssue[], options: { code?: ErrorCode; summary?: string } = {}) {
     const first = issues[0]
     super(
       400,
@@ -44,12 +48,15 @@ export class InputError extends HttpError {
 }
 
 /** 400 for one input field (`invalidInput('name', 'must not be blank')`), or several. */
-export function invalidInput(field: string, message: string, code?: string): InputError
-export function invalidInput(issues: FieldIssue[], options?: { code?: string; summary?: string }): InputError
+export function invalidInput(field: string, message: string, code?: ErrorCode): InputError
+export function invalidInput(
+  issues: FieldIssue[],
+  options?: { code?: ErrorCode; summary?: string },
+): InputError
 export function invalidInput(
   fieldOrIssues: string | FieldIssue[],
-  messageOrOptions?: string | { code?: string; summary?: string },
-  code?: string,
+  messageOrOptions?: string | { code?: ErrorCode; summary?: string },
+  code?: ErrorCode,
 ): InputError {
   if (typeof fieldOrIssues === 'string') {
     return new InputError(
@@ -57,12 +64,15 @@ export function invalidInput(
       code ? { code } : {},
     )
   }
-  return new InputError(fieldOrIssues, (messageOrOptions as { code?: string; summary?: string }) ?? {})
+  return new InputError(fieldOrIssues, (messageOrOptions as { code?: ErrorCode; summary?: string }) ?? {})
 }
 
-export const badRequest = (message: string, code = 'BAD_REQUEST') => new HttpError(400, code, message)
-export const unauthorized = (message = 'Authentication required', code = 'UNAUTHORIZED') =>
+export const badRequest = (message: string, code: ErrorCode = 'BAD_REQUEST') =>
+  new HttpError(400, code, message)
+export const unauthorized = (message = 'Authentication required', code: ErrorCode = 'UNAUTHORIZED') =>
   new HttpError(401, code, message)
-export const forbidden = (message = 'Forbidden', code = 'FORBIDDEN') => new HttpError(403, code, message)
-export const notFound = (message = 'Not found', code = 'NOT_FOUND') => new HttpError(404, code, message)
-export const conflict = (message: string, code = 'CONFLICT') => new HttpError(409, code, message)
+export const forbidden = (message = 'Forbidden', code: ErrorCode = 'FORBIDDEN') =>
+  new HttpError(403, code, message)
+export const notFound = (message = 'Not found', code: ErrorCode = 'NOT_FOUND') =>
+  new HttpError(404, code, message)
+export const conflict = (message: string, code: ErrorCode = 'CONFLICT') => new HttpError(409, code, message)

@@ -38,6 +38,16 @@ export async function buildPlatformApp(deps: PlatformDeps): Promise<PlatformApp>
   const { config, database, clock, jobs, log } = deps
   const db = database.db
 
+  const jwtSecret =
+    config.jwtSecret ??
+    (await getOrCreateInstanceSecret({ db, clock }, 'jwt_secret', () =>
+      randomBytes(48).toString('base64url'),
+    ))
+  const accessTokens = createAccessTokens({ secret: jwtSecret, clock })
+  const apiKeys = apiKeysModule({ db, clock, log, usageFlushMs: config.apiKeyUsageFlushMs })
+  const requireAuth = createRequireAuth({ accessTokens, apiKeys: apiKeys.apiKeys })
+  const requireJwt = createRequireJwt({ accessTokens })
+
   const app = await createBaseApp({
     service: 'platform',
     title: 'Curio platform API',
@@ -52,6 +62,18 @@ export async function buildPlatformApp(deps: PlatformDeps): Promise<PlatformApp>
       code: error.code,
       ...(error.details === undefined ? {} : { details: error.details }),
     }),
+    access: {
+      jwt: {
+        guard: requireJwt,
+        security: [{ bearerAuth: [] }],
+        says: 'Access: an access token (401 without one; an API key gets 403 `API_KEY_NOT_ALLOWED`).',
+      },
+      'jwt-or-api-key': {
+        guard: requireAuth,
+        security: [{ bearerAuth: [] }, { apiKey: [] }],
+        says: 'Access: an access token or an API key (401 without one).',
+      },
+    },
     securitySchemes: {
       bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
       apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
@@ -65,13 +87,6 @@ export async function buildPlatformApp(deps: PlatformDeps): Promise<PlatformApp>
   })
   app.addSchema(PlatformError)
   app.decorateRequest('auth', null)
-
-  const jwtSecret =
-    config.jwtSecret ??
-    (await getOrCreateInstanceSecret({ db, clock }, 'jwt_secret', () =>
-      randomBytes(48).toString('base64url'),
-    ))
-  const accessTokens = createAccessTokens({ secret: jwtSecret, clock })
   const events = createEventBus<DomainEvent>(log)
   const rateLimit = createRateLimit({
     limiter: deps.rateLimiter,
@@ -79,9 +94,6 @@ export async function buildPlatformApp(deps: PlatformDeps): Promise<PlatformApp>
     scope: 'platform',
   })
 
-  const apiKeys = apiKeysModule({ db, clock, log, usageFlushMs: config.apiKeyUsageFlushMs })
-  const requireAuth = createRequireAuth({ accessTokens, apiKeys: apiKeys.apiKeys })
-  const requireJwt = createRequireJwt({ accessTokens })
   const activity = activityLogModule({
     db,
     clock,
@@ -92,7 +104,6 @@ export async function buildPlatformApp(deps: PlatformDeps): Promise<PlatformApp>
         ? createAnalyticsClient({ host: config.analyticsHost, writeKey: config.analyticsWriteKey })
         : undefined,
     deployTimeoutMs: config.deployTimeoutMs,
-    requireAuth,
   })
   const auth = authModule({
     db,
@@ -101,12 +112,11 @@ export async function buildPlatformApp(deps: PlatformDeps): Promise<PlatformApp>
     accessTokens,
     refreshTokenTtlDays: config.refreshTokenTtlDays,
     events,
-    guards: { requireAuth, requireJwt },
     rateLimit,
   })
-  const works = worksModule({ db, clock, log, events, activity: activity.writer, requireAuth })
+  const works = worksModule({ db, clock, log, events, activity: activity.writer })
 
-  installModules(app, [activity.module, auth.module, apiKeys.module({ requireJwt }), works.module], {
+  installModules(app, [activity.module, auth.module, apiKeys.module, works.module], {
     jobs,
     notifications: createNotifications(database.source, log),
     events,

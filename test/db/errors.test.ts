@@ -87,14 +87,14 @@ describe('onUniqueViolation', () => {
   it('maps each constraint of one table to its own error', async () => {
     await insertCategory('err-tea', 'Tea')
     const byConstraint = {
-      categories_name_lower_unique: () => conflict('name taken', 'NAME_TAKEN'),
-      categories_pkey: () => conflict('id taken', 'ID_TAKEN'),
+      categories_name_lower_unique: () => conflict('name taken', 'CATEGORY_NAME_EXISTS'),
+      categories_pkey: () => conflict('id taken', 'CATEGORY_ID_EXISTS'),
     }
     await assert.rejects(insertCategory('err-tea', 'Green tea').catch(onUniqueViolation(byConstraint)), {
-      code: 'ID_TAKEN',
+      code: 'CATEGORY_ID_EXISTS',
     })
     await assert.rejects(insertCategory('err-tea-2', 'tea').catch(onUniqueViolation(byConstraint)), {
-      code: 'NAME_TAKEN',
+      code: 'CATEGORY_NAME_EXISTS',
     })
   })
 

@@ -157,7 +157,7 @@ describe('directory accounts: errors', () => {
       payload: { email: email.toUpperCase(), password: 'another password', name: 'Someone Else' },
     })
     assert.equal(res.statusCode, 409)
-    assert.deepEqual(res.json(), { success: false, error: 'An account with this email already exists' })
+    assert.deepEqual(res.json(), { success: false, error: 'An account with this email already exists', code: 'EMAIL_TAKEN' })
   })
 
   for (const [label, payload, field] of [
@@ -197,7 +197,7 @@ describe('directory accounts: errors', () => {
     })
     assert.equal(wrong.statusCode, 401)
     assert.deepEqual(wrong.json(), unknown.json())
-    assert.deepEqual(wrong.json(), { success: false, error: 'Wrong email or password' })
+    assert.deepEqual(wrong.json(), { success: false, error: 'Wrong email or password', code: 'INVALID_CREDENTIALS' })
   })
 
   it('an inactive user cannot sign in, and their sessions stop working', async () => {
@@ -232,7 +232,7 @@ describe('directory accounts: cross-origin writes', () => {
     const { cookie } = await register()
     const res = await call('POST', '/api/auth/signout', { cookie, origin: null })
     assert.equal(res.statusCode, 403)
-    assert.deepEqual(res.json(), { success: false, error: 'Cross-origin request refused' })
+    assert.deepEqual(res.json(), { success: false, error: 'Cross-origin request refused', code: 'CROSS_ORIGIN' })
     assert.equal((await currentUser(cookie)).json().name, 'Grace Hopper', 'the session survives')
   })
 
@@ -279,7 +279,7 @@ describe('directory admin guard', () => {
     const { cookie } = await register()
     const forbidden = await call('GET', '/test/admin', { cookie })
     assert.equal(forbidden.statusCode, 403)
-    assert.deepEqual(forbidden.json(), { success: false, error: 'Admin access required' })
+    assert.deepEqual(forbidden.json(), { success: false, error: 'Admin access required', code: 'FORBIDDEN' })
     const adminCookie = await h.adminCookie()
     assert.equal((await call('GET', '/test/admin', { cookie: adminCookie })).statusCode, 200)
     assert.equal((await currentUser(adminCookie)).json().isAdmin, true)

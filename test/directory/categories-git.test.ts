@@ -86,7 +86,7 @@ describe('admin categories in Git: access', () => {
         await call('POST', GIT, { id: 'not-configured', name: 'Not configured' }, harness, cookie),
       ]) {
         assert.equal(res.statusCode, 500, res.body)
-        assert.deepEqual(res.json(), { success: false, error: 'Data repository or Git token not configured' })
+        assert.deepEqual(res.json(), { success: false, error: 'Data repository or Git token not configured', code: 'GIT_NOT_CONFIGURED' })
       }
     }
   })
@@ -312,7 +312,7 @@ describe('admin categories in Git: Git host failures', () => {
       await call('POST', GIT, { id: 'refused', name: 'Refused' }, harness, cookie),
     ]) {
       assert.equal(res.statusCode, 502, res.body)
-      assert.deepEqual(res.json(), { success: false, error: 'The Git host refused the token' })
+      assert.deepEqual(res.json(), { success: false, error: 'The Git host refused the token', code: 'GIT_AUTH_FAILED' })
       assert.ok(!res.body.includes(badToken))
     }
     assert.ok(
@@ -338,6 +338,7 @@ describe('admin categories in Git: Git host failures', () => {
       assert.deepEqual(res.json(), {
         success: false,
         error: 'The data repository was not found on the Git host',
+        code: 'GIT_REPO_NOT_FOUND',
       })
     }
   })

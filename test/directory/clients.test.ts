@@ -341,7 +341,6 @@ describe('admin clients: CRM sync', () => {
       crm: failing,
       log: { warn: (...args: unknown[]) => warnings.push(args) } as never,
       accounts: createAccountService({ db, clock: h.clock }),
-      guards: h.guards,
     })
     const created = await service.create({ email: uniqueEmail(), company: 'Acme' })
     await service.update(created.id, { company: 'Acme 2' })

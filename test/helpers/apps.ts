@@ -12,7 +12,6 @@ import { createManualClock, type ManualClock } from '../../src/lib/clock.ts'
 import { createLogger } from '../../src/lib/logger.ts'
 import type { RateLimiter } from '../../src/lib/rate-limiter.ts'
 import { buildPlatformApp, type PlatformApp } from '../../src/platform/app.ts'
-import type { AuthGuard } from '../../src/platform/auth/guard.ts'
 import type { DomainEvent } from '../../src/platform/events.ts'
 import { createRateLimiterFor } from '../../src/runtime.ts'
 import { createTestDatabases, TEST_REDIS_URL, type TestDatabases } from './database.ts'
@@ -31,7 +30,7 @@ export interface PlatformHarnessOptions extends HarnessOptions {
   /** Another harness's databases: two harnesses on one database stand for two instances. */
   databases?: TestDatabases
   /** Register routes on the app before it is ready (e.g. a probe behind the guard). */
-  extend?: (app: App, requireAuth: AuthGuard) => void
+  extend?: (app: App) => void
   /** Redis key prefix of the rate limiter; harnesses given the same one share windows, as instances do. */
   rateLimitPrefix?: string
 }
@@ -40,7 +39,7 @@ export interface DirectoryHarnessOptions extends HarnessOptions {
   /** Another harness's databases: two harnesses on one database stand for two instances. */
   databases?: TestDatabases
   /** Register routes on the app before it is ready (e.g. a probe behind a guard). */
-  extend?: (app: App, guards: DirectoryGuards) => void
+  extend?: (app: App) => void
   /** Redis key prefix of the rate limiter; harnesses given the same one share windows, as instances do. */
   rateLimitPrefix?: string
 }
@@ -92,7 +91,7 @@ export async function startPlatform(options: PlatformHarnessOptions = {}): Promi
     jobs,
     rateLimiter,
   })
-  options.extend?.(app, requireAuth)
+  options.extend?.(app)
   await jobs.start()
   await app.ready()
   return {
@@ -138,7 +137,7 @@ export async function startDirectory(options: DirectoryHarnessOptions = {}): Pro
     jobs,
     rateLimiter,
   })
-  options.extend?.(app, guards)
+  options.extend?.(app)
   await jobs.start()
   await app.ready()
   return {
@@ -169,10 +168,10 @@ export async function startDirectory(options: DirectoryHarnessOptions = {}): Pro
 }
 
 /** Probe routes behind each directory guard, for tests of the guards themselves. */
-export function guardProbes(app: App, guards: DirectoryGuards) {
-  app.get('/test/session', { preHandler: guards.requireSession }, async () => ({ ok: true }))
-  app.get('/test/admin', { preHandler: guards.requireAdmin }, async () => ({ ok: true }))
-  app.get('/test/admin-401', { preHandler: guards.requireAdminOr401 }, async () => ({ ok: true }))
+export function guardProbes(app: App) {
+  app.get('/test/session', { config: { access: 'session' } }, async () => ({ ok: true }))
+  app.get('/test/admin', { config: { access: 'admin' } }, async () => ({ ok: true }))
+  app.get('/test/admin-401', { config: { access: 'admin-401' } }, async () => ({ ok: true }))
 }
 
 /** The `name=value` of the session cookie a response set, for the next request's Cookie header. */

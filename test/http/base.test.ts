@@ -3,6 +3,7 @@ import { Writable } from 'node:stream'
 import { after, before, describe, it } from 'node:test'
 import { sql } from 'drizzle-orm'
 import { createLogger } from '../../src/lib/logger.ts'
+import { VERSION } from '../../src/lib/version.ts'
 import {
   APP_ORIGIN,
   type DirectoryHarness,
@@ -12,6 +13,7 @@ import {
   startPlatform,
   uniqueEmail,
 } from '../helpers/apps.ts'
+import { TEST_REDIS_URL } from '../helpers/database.ts'
 
 type PlatformHarness = Awaited<ReturnType<typeof startPlatform>>
 
@@ -39,11 +41,11 @@ before(async () => {
       log,
       env: { BODY_LIMIT_BYTES: '4096' },
       extend: (app) => {
-        app.get('/test/boom', { schema: { hide: true } }, async () => {
+        app.get('/test/boom', { config: { access: 'public' }, schema: { hide: true } }, async () => {
           throw new Error('relation "platform.secret_table" does not exist at /srv/app.ts:12')
         })
         // A query that fails on its parameter, the way a bad cast of a presented key would.
-        app.get('/test/query-secret', { schema: { hide: true } }, async () => {
+        app.get('/test/query-secret', { config: { access: 'public' }, schema: { hide: true } }, async () => {
           await platform.databases.platform.db.execute(
             sql`select id from platform.api_keys where key_hash = ${QUERY_SECRET} or id = ${QUERY_SECRET}::uuid`,
           )
@@ -54,7 +56,7 @@ before(async () => {
       log,
       env: { BODY_LIMIT_BYTES: '4096' },
       extend: (app) => {
-        app.get('/test/boom', { schema: { hide: true } }, async () => {
+        app.get('/test/boom', { config: { access: 'public' }, schema: { hide: true } }, async () => {
           throw new Error('duplicate key value violates unique constraint "users_email_unique"')
         })
       },
@@ -102,8 +104,32 @@ describe('shared HTTP behaviour of both services', () => {
       const ready = await service().app.inject('/readyz')
       assert.equal(ready.statusCode, 200)
       assert.equal(ready.json().status, 'ok')
+      // database and jobs always; redis only when REDIS_URL is set (the harness sets it from TEST_REDIS_URL).
+      assert.deepEqual(
+        Object.keys(ready.json().checks).sort(),
+        TEST_REDIS_URL ? ['database', 'jobs', 'redis'] : ['database', 'jobs'],
+      )
       assert.deepEqual(ready.json().checks.database, { status: 'ok' })
-      assert.equal(ready.json().checks.rateLimits.status, 'ok')
+      assert.deepEqual(ready.json().checks.jobs, { status: 'ok', detail: 'job queue started' })
+      if (TEST_REDIS_URL)
+        assert.deepEqual(ready.json().checks.redis, { status: 'ok', detail: 'shared through Redis' })
+    })
+
+    it(`${label}: GET / names the service and its version, and links to the reference and probes`, async () => {
+      const res = await service().app.inject('/')
+      assert.equal(res.statusCode, 200)
+      assert.deepEqual(res.json(), {
+        name: `Curio ${label} API`,
+        service: label,
+        version: VERSION,
+        links: { docs: '/docs', openapi: '/openapi.json', health: '/healthz', ready: '/readyz' },
+      })
+      const document = (await service().app.inject('/openapi.json')).json()
+      const root = document.paths['/'].get
+      assert.ok(root.description)
+      assert.notEqual(root.responses['200'].description, 'Default Response')
+      assert.equal(root.responses['200'].content['application/json'].example.links.docs, '/docs')
+      assert.equal(document.info.version, VERSION)
     })
 
     it(`${label}: an unknown route is 404 in the service's error shape`, async () => {
@@ -288,6 +314,20 @@ describe('shared HTTP behaviour of both services', () => {
     }
   })
 
+  it('readyz answers 503 naming the job queue once it is stopped', async () => {
+    const stopped = await startPlatform({ log })
+    try {
+      await stopped.jobs.stop(1000)
+      const res = await stopped.app.inject('/readyz')
+      assert.equal(res.statusCode, 503)
+      assert.equal(res.json().status, 'unavailable')
+      assert.deepEqual(res.json().checks.database, { status: 'ok' })
+      assert.deepEqual(res.json().checks.jobs, { status: 'unavailable', detail: 'job queue not started' })
+    } finally {
+      await stopped.close()
+    }
+  })
+
   it('a failing query is logged with its SQL and code, never its parameters', async () => {
     const before = logLines.length
     const res = await platform.app.inject('/test/query-secret')
@@ -312,8 +352,10 @@ describe('shared HTTP behaviour of both services', () => {
       headers: { authorization: `Bearer ${registered.json().accessToken}` },
     })
     assert.equal(dated.statusCode, 400)
-    assert.deepEqual(dated.json().details, [{ field: 'query.dateFrom', message: 'is not a valid date' }])
-    assert.equal(dated.json().message, 'query.dateFrom is not a valid date')
+    assert.deepEqual(dated.json().details, [
+      { field: 'query.dateFrom', message: 'must be a real date from year 1 to 9999' },
+    ])
+    assert.equal(dated.json().message, 'query.dateFrom must be a real date from year 1 to 9999')
 
     const admin = await directory.adminCookie()
     const clients = await directory.app.inject({

@@ -14,7 +14,7 @@ describe('graceful shutdown', () => {
     })
     const h = await startPlatform({
       extend: (app) => {
-        app.get('/test/slow', { schema: { hide: true } }, async () => {
+        app.get('/test/slow', { config: { access: 'public' }, schema: { hide: true } }, async () => {
           entered()
           await gate
           return { finished: true }

@@ -5,7 +5,6 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { eq } from 'drizzle-orm'
 import type { App } from '../../src/http/app.ts'
 import { apiKeys } from '../../src/platform/api-keys/tables.ts'
-import type { AuthGuard } from '../../src/platform/auth/guard.ts'
 import { users } from '../../src/platform/auth/tables.ts'
 import { startPlatform, uniqueEmail } from '../helpers/apps.ts'
 
@@ -17,8 +16,8 @@ const KEY_FORMAT = /^svc_live_[0-9a-f]{64}$/
 const HOUR_MS = 3_600_000
 
 /** A probe behind the guard that answers the authentication context it set. */
-const whoami = (app: App, requireAuth: AuthGuard) =>
-  app.get('/test/whoami', { preHandler: requireAuth }, async (req) => req.auth)
+const whoami = (app: App) =>
+  app.get('/test/whoami', { config: { access: 'jwt-or-api-key' } }, async (req) => req.auth)
 
 before(async () => {
   h = await startPlatform({ extend: whoami })

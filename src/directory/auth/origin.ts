@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { type CorsSettings, corsPolicy, ownOrigins } from '../../http/cors.ts'
 import { forbidden } from '../../lib/errors.ts'
 import { SESSION_COOKIE } from './sessions.ts'
 
@@ -13,15 +14,26 @@ function originOf(value: string | undefined): string | undefined {
   }
 }
 
+/** The directory's own origins and those CORS_ORIGINS lets call it with the session cookie. */
+export function appOrigins(config: CorsSettings): Set<string> {
+  return new Set([...ownOrigins(config, 'directory'), ...corsPolicy(config, 'directory').origins])
+}
+
 /**
  * Cross-site request forgery guard: a state-changing request that carries the session cookie must come
- * from the app's own origin, shown by its Origin header or, failing that, its Referer.
+ * from one of the app's own origins, shown by its Origin header or, failing that, its Referer. `allowed`
+ * holds them: APP_URL's origin, on a local instance the same port on localhost, 127.0.0.1 and [::1], and
+ * the origins listed in CORS_ORIGINS (a front end on its own domain).
  */
-export function createOriginCheck(appUrl: string) {
-  const appOrigin = new URL(appUrl).origin
+export function createOriginCheck(allowed: Iterable<string>) {
+  const origins: ReadonlySet<string> = new Set(allowed)
   return function originCheck(req: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) {
     if (SAFE_METHODS.has(req.method) || !req.cookies[SESSION_COOKIE]) return done()
     const origin = originOf(req.headers.origin) ?? originOf(req.headers.referer)
-    done(origin === appOrigin ? undefined : forbidden('Cross-origin request refused', 'CROSS_ORIGIN'))
+    done(
+      origin !== undefined && origins.has(origin)
+        ? undefined
+        : forbidden('Cross-origin request refused', 'CROSS_ORIGIN'),
+    )
   }
 }

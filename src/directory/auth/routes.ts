@@ -38,6 +38,7 @@ export function directoryAuthRoutes(app: App, deps: DirectoryAuthRouteDeps) {
   app.post(
     '/api/auth/register',
     {
+      config: { access: 'public' },
       preHandler: rateLimit('POST /api/auth/register', RATE_LIMITS.register),
       schema: {
         tags,
@@ -59,6 +60,7 @@ export function directoryAuthRoutes(app: App, deps: DirectoryAuthRouteDeps) {
   app.post(
     '/api/auth/signin',
     {
+      config: { access: 'public' },
       preHandler: rateLimit('POST /api/auth/signin', RATE_LIMITS.signin),
       schema: {
         tags,
@@ -80,6 +82,7 @@ export function directoryAuthRoutes(app: App, deps: DirectoryAuthRouteDeps) {
   app.post(
     '/api/auth/signout',
     {
+      config: { access: 'public' },
       schema: {
         tags,
         summary: 'Sign out',
@@ -103,6 +106,7 @@ export function directoryAuthRoutes(app: App, deps: DirectoryAuthRouteDeps) {
   app.get(
     '/api/current-user',
     {
+      config: { access: 'public' },
       schema: {
         tags,
         summary: 'The signed-in user',

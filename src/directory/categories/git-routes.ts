@@ -1,6 +1,5 @@
 import { Type } from 'typebox'
 import type { App } from '../../http/app.ts'
-import type { DirectoryGuards } from '../auth/guard.ts'
 import { errors } from '../http/schemas.ts'
 import { CATEGORIES_FILE, type CategoryGitService } from './git.ts'
 import {
@@ -11,7 +10,6 @@ import {
 } from './schemas.ts'
 
 const tags = ['categories']
-const security = [{ sessionCookie: [] }]
 const PATH = '/api/admin/categories/git'
 
 const FILE_FORMAT =
@@ -69,20 +67,16 @@ const GitCommitAnswer = Type.Object({
 
 export interface CategoryGitRouteDeps {
   categoryGit: CategoryGitService
-  guards: Pick<DirectoryGuards, 'requireAdminOr401'>
 }
 
 /** Register before `categoryRoutes`, whose `/:id` would otherwise be tried for `git`. */
-export function categoryGitRoutes(app: App, { categoryGit, guards }: CategoryGitRouteDeps) {
-  const preHandler = guards.requireAdminOr401
-
+export function categoryGitRoutes(app: App, { categoryGit }: CategoryGitRouteDeps) {
   app.get(
     PATH,
     {
-      preHandler,
+      config: { access: 'admin-401' },
       schema: {
         tags,
-        security,
         summary: 'Categories in the Git data repository',
         description: `The repository, its default branch, the last commit and its date, the entries of the file and whether the stored categories match them. ${FILE_FORMAT}`,
         response: { 200: GitStatusAnswer, ...errors(401, 500, 502) },
@@ -94,10 +88,9 @@ export function categoryGitRoutes(app: App, { categoryGit, guards }: CategoryGit
   app.post(
     PATH,
     {
-      preHandler,
+      config: { access: 'admin-401' },
       schema: {
         tags,
-        security,
         summary: 'Commit a category to the Git data repository',
         description:
           `Adds \`{id, name}\` to the file, or renames the entry with that id, in one commit on the default ` +

@@ -7,7 +7,7 @@ import {
   gitHostStatus,
   splitRepository,
 } from '../../integrations/github/client.ts'
-import { HttpError } from '../../lib/errors.ts'
+import { type ErrorCode, HttpError } from '../../lib/errors.ts'
 import { checkedCategoryName } from './service.ts'
 import { categories } from './tables.ts'
 
@@ -36,7 +36,8 @@ export interface CategoryGitServiceDeps {
 
 const notConfigured = () =>
   new HttpError(500, 'GIT_NOT_CONFIGURED', 'Data repository or Git token not configured')
-const gitHostError = (message: string, code = 'GIT_HOST_ERROR') => new HttpError(502, code, message)
+const gitHostError = (message: string, code: ErrorCode = 'GIT_HOST_ERROR') =>
+  new HttpError(502, code, message)
 
 /** A Git host failure as an answer that names no token, URL or stack. */
 function fromGitHost(error: unknown, what: string): unknown {

@@ -2,7 +2,6 @@ import type { Config } from '../../config.ts'
 import type { Db } from '../../db/index.ts'
 import type { Module } from '../../http/modules.ts'
 import type { Clock } from '../../lib/clock.ts'
-import type { DirectoryGuards } from '../auth/guard.ts'
 import { createCategoryCache } from './cache.ts'
 import { createCategoryGitService } from './git.ts'
 import { categoryGitRoutes } from './git-routes.ts'
@@ -13,19 +12,18 @@ export interface CategoriesModuleDeps {
   db: Db
   clock: Clock
   config: Pick<Config, 'dataRepository' | 'gitToken' | 'githubApiUrl'>
-  guards: Pick<DirectoryGuards, 'requireAdminOr401'>
 }
 
 /** Categories, their order, the cached public listing, and their file in the Git data repository. */
-export function categoriesModule({ db, clock, config, guards }: CategoriesModuleDeps) {
+export function categoriesModule({ db, clock, config }: CategoriesModuleDeps) {
   const cache = createCategoryCache(clock)
   const categories = createCategoryService({ db, clock, cache })
   const categoryGit = createCategoryGitService({ db, config })
   const module: Module = {
     name: 'categories',
     routes: (app) => {
-      categoryGitRoutes(app, { categoryGit, guards })
-      categoryRoutes(app, { categories, guards })
+      categoryGitRoutes(app, { categoryGit })
+      categoryRoutes(app, { categories })
     },
     caches: [cache],
   }

@@ -1,7 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app.ts'
 import { invalidInput } from '../../lib/errors.ts'
-import type { DirectoryGuards } from '../auth/guard.ts'
 import { errors } from '../http/schemas.ts'
 import {
   AllCategoriesAnswer,
@@ -21,12 +20,10 @@ import {
 import type { CategoryService } from './service.ts'
 
 const tags = ['categories']
-const security = [{ sessionCookie: [] }]
 const BASE = '/api/admin/categories'
 
 export interface CategoryRouteDeps {
   categories: CategoryService
-  guards: Pick<DirectoryGuards, 'requireAdminOr401'>
 }
 
 /** SPEC.md wants 400 for anything but an array, with one message whatever else is wrong with the body. */
@@ -37,17 +34,13 @@ async function requireCategoryIdsArray(req: FastifyRequest) {
   }
 }
 
-export function categoryRoutes(app: App, { categories, guards }: CategoryRouteDeps) {
-  // SPEC.md: categories answer 401 for a non-admin too.
-  const preHandler = guards.requireAdminOr401
-
+export function categoryRoutes(app: App, { categories }: CategoryRouteDeps) {
   app.get(
     BASE,
     {
-      preHandler,
+      config: { access: 'admin-401' },
       schema: {
         tags,
-        security,
         summary: 'List categories',
         description:
           'A page of categories, active only unless `includeInactive=true`. Sorted by the reorder order ' +
@@ -65,10 +58,9 @@ export function categoryRoutes(app: App, { categories, guards }: CategoryRouteDe
   app.post(
     BASE,
     {
-      preHandler,
+      config: { access: 'admin-401' },
       schema: {
         tags,
-        security,
         summary: 'Create a category',
         description:
           'Creates an active category at the end of the order. The id is a slug generated from the name ' +
@@ -88,10 +80,9 @@ export function categoryRoutes(app: App, { categories, guards }: CategoryRouteDe
   app.get(
     `${BASE}/all`,
     {
-      preHandler,
+      config: { access: 'admin-401' },
       schema: {
         tags,
-        security,
         summary: 'All active categories',
         description:
           'Every active category in order, from the content cache; any category write on any instance ' +
@@ -106,11 +97,11 @@ export function categoryRoutes(app: App, { categories, guards }: CategoryRouteDe
   app.put(
     `${BASE}/reorder`,
     {
-      // The guard first, so a caller without a session learns nothing about the body.
-      preValidation: [preHandler, requireCategoryIdsArray],
+      // After the access guard, so a caller without a session learns nothing about the body.
+      config: { access: 'admin-401' },
+      preValidation: requireCategoryIdsArray,
       schema: {
         tags,
-        security,
         summary: 'Reorder categories',
         description:
           'Array position becomes each category’s order, in one transaction; categories not listed follow in ' +
@@ -128,10 +119,9 @@ export function categoryRoutes(app: App, { categories, guards }: CategoryRouteDe
   app.get(
     `${BASE}/:id`,
     {
-      preHandler,
+      config: { access: 'admin-401' },
       schema: {
         tags,
-        security,
         summary: 'Read a category',
         description: 'One category, active or not; 404 when unknown.',
         params: CategoryIdParams,
@@ -144,10 +134,9 @@ export function categoryRoutes(app: App, { categories, guards }: CategoryRouteDe
   app.put(
     `${BASE}/:id`,
     {
-      preHandler,
+      config: { access: 'admin-401' },
       schema: {
         tags,
-        security,
         summary: 'Rename a category',
         description: '409 when another category has the name, whatever its case; 404 when unknown.',
         params: CategoryIdParams,
@@ -165,10 +154,9 @@ export function categoryRoutes(app: App, { categories, guards }: CategoryRouteDe
   app.delete(
     `${BASE}/:id`,
     {
-      preHandler,
+      config: { access: 'admin-401' },
       schema: {
         tags,
-        security,
         summary: 'Delete a category',
         description: 'Deactivates the category; `hard=true` deletes it permanently. 404 when unknown.',
         params: CategoryIdParams,

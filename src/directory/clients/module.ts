@@ -4,7 +4,6 @@ import { createInvalidatedCache } from '../../db/invalidated-cache.ts'
 import type { Module } from '../../http/modules.ts'
 import type { Clock } from '../../lib/clock.ts'
 import type { AccountService } from '../accounts/service.ts'
-import type { DirectoryGuards } from '../auth/guard.ts'
 import { type CrmSync, noCrmSync } from './crm.ts'
 import { createProfileService } from './profiles.ts'
 import { adminClientRoutes } from './routes.ts'
@@ -17,7 +16,6 @@ export interface ClientsModuleDeps {
   clock: Clock
   log: Logger
   accounts: Pick<AccountService, 'create' | 'findByEmail' | 'update'>
-  guards: Pick<DirectoryGuards, 'requireAdmin'>
   /** Where client changes are pushed; nothing is sent until a CRM is configured. */
   crm?: CrmSync
 }
@@ -26,7 +24,7 @@ export interface ClientsModuleDeps {
  * Client profiles: the profile service other modules open accounts through, and the admin clients API
  * with its list totals and statistics cached per instance until `client_profiles` changes.
  */
-export function clientsModule({ db, clock, log, accounts, guards, crm = noCrmSync }: ClientsModuleDeps) {
+export function clientsModule({ db, clock, log, accounts, crm = noCrmSync }: ClientsModuleDeps) {
   const profiles = createProfileService({ db, clock, accounts })
   const counts = createInvalidatedCache<number>({ channel: CLIENT_PROFILES_CHANGED_CHANNEL, clock })
   const stats = createInvalidatedCache<ClientStats>({
@@ -37,7 +35,7 @@ export function clientsModule({ db, clock, log, accounts, guards, crm = noCrmSyn
   const clients = createClientService({ db, clock, crm, log, accounts, profiles, counts, stats })
   const module: Module = {
     name: 'clients',
-    routes: (app) => adminClientRoutes(app, { clients, guards }),
+    routes: (app) => adminClientRoutes(app, { clients }),
     caches: [counts, stats],
   }
   return { clients, profiles, module }

@@ -1,5 +1,4 @@
 import type { App } from '../../http/app.ts'
-import type { DirectoryGuards } from '../auth/guard.ts'
 import { errors } from '../http/schemas.ts'
 import {
   AdvancedSearchAnswer,
@@ -23,7 +22,6 @@ import {
 import type { ClientService } from './service.ts'
 
 const tags = ['clients']
-const security = [{ sessionCookie: [] }]
 const BASE = '/api/admin/clients'
 
 const bulkAnswer = (result: BulkResult, verb: string) => ({
@@ -34,20 +32,16 @@ const bulkAnswer = (result: BulkResult, verb: string) => ({
 
 export interface AdminClientRouteDeps {
   clients: ClientService
-  guards: Pick<DirectoryGuards, 'requireAdmin'>
 }
 
 /** SPEC.md "Directory: admin clients": every route needs an admin session (401 without, 403 for non-admins). */
-export function adminClientRoutes(app: App, { clients, guards }: AdminClientRouteDeps) {
-  const preHandler = guards.requireAdmin
-
+export function adminClientRoutes(app: App, { clients }: AdminClientRouteDeps) {
   app.get(
     BASE,
     {
-      preHandler,
+      config: { access: 'admin' },
       schema: {
         tags,
-        security,
         summary: 'List clients',
         description:
           'Pages through client profiles, newest first, filtered by a case-insensitive substring of the display ' +
@@ -65,10 +59,9 @@ export function adminClientRoutes(app: App, { clients, guards }: AdminClientRout
   app.post(
     BASE,
     {
-      preHandler,
+      config: { access: 'admin' },
       schema: {
         tags,
-        security,
         summary: 'Create a client',
         description:
           'Creates a client profile; `displayName` defaults to the part of the email before @. An existing ' +
@@ -89,10 +82,9 @@ export function adminClientRoutes(app: App, { clients, guards }: AdminClientRout
   app.get(
     `${BASE}/stats`,
     {
-      preHandler,
+      config: { access: 'admin' },
       schema: {
         tags,
-        security,
         summary: 'Client statistics',
         description:
           'Counts by status, plan, account type and provider; new clients today, this week (from Monday) and ' +
@@ -107,10 +99,9 @@ export function adminClientRoutes(app: App, { clients, guards }: AdminClientRout
   app.get(
     `${BASE}/dashboard`,
     {
-      preHandler,
+      config: { access: 'admin' },
       schema: {
         tags,
-        security,
         summary: 'Client dashboard',
         description:
           'The client list (list filters plus `createdAfter` / `createdBefore`, ISO date-time or `YYYY-MM-DD`), ' +
@@ -128,10 +119,9 @@ export function adminClientRoutes(app: App, { clients, guards }: AdminClientRout
   app.get(
     `${BASE}/advanced-search`,
     {
-      preHandler,
+      config: { access: 'admin' },
       schema: {
         tags,
-        security,
         summary: 'Search clients',
         description:
           'The list filters plus date range, email domain, company, location and industry substrings, ' +
@@ -153,10 +143,9 @@ export function adminClientRoutes(app: App, { clients, guards }: AdminClientRout
   app.put(
     `${BASE}/bulk`,
     {
-      preHandler,
+      config: { access: 'admin' },
       schema: {
         tags,
-        security,
         summary: 'Update clients in bulk',
         description:
           'Applies each `{id, ...fields}` of `clients` (1 to 100) on its own; a failure is reported at its index ' +
@@ -171,10 +160,9 @@ export function adminClientRoutes(app: App, { clients, guards }: AdminClientRout
   app.delete(
     `${BASE}/bulk`,
     {
-      preHandler,
+      config: { access: 'admin' },
       schema: {
         tags,
-        security,
         summary: 'Delete clients in bulk',
         description:
           'Permanently deletes each `{id}` of `clients` (1 to 100); an unknown id is reported at its index in ' +
@@ -189,10 +177,9 @@ export function adminClientRoutes(app: App, { clients, guards }: AdminClientRout
   app.get(
     `${BASE}/:clientId`,
     {
-      preHandler,
+      config: { access: 'admin' },
       schema: {
         tags,
-        security,
         summary: 'Read a client',
         description: 'The complete client profile; 404 for an unknown id.',
         params: ClientIdParams,
@@ -205,10 +192,9 @@ export function adminClientRoutes(app: App, { clients, guards }: AdminClientRout
   app.put(
     `${BASE}/:clientId`,
     {
-      preHandler,
+      config: { access: 'admin' },
       schema: {
         tags,
-        security,
         summary: 'Update a client',
         description:
           'Changes the given fields only and answers the updated profile. 404 for an unknown id; 409 when the ' +
@@ -224,10 +210,9 @@ export function adminClientRoutes(app: App, { clients, guards }: AdminClientRout
   app.delete(
     `${BASE}/:clientId`,
     {
-      preHandler,
+      config: { access: 'admin' },
       schema: {
         tags,
-        security,
         summary: 'Delete a client',
         description:
           'Permanently deletes the client profile; the sign-in account stays. 404 for an unknown id.',

@@ -6,6 +6,7 @@ export const DirectoryError = Type.Object(
   {
     success: Type.Literal(false),
     error: Type.String({ examples: ['Authentication required'] }),
+    code: Type.String({ examples: ['UNAUTHORIZED'], description: 'stable: see the README’s error codes' }),
     details: Type.Optional(FieldIssues),
   },
   { $id: 'DirectoryError', description: 'Every directory error has this shape.' },

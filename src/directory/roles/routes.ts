@@ -1,5 +1,4 @@
 import type { App } from '../../http/app.ts'
-import type { DirectoryGuards } from '../auth/guard.ts'
 import { errors } from '../http/schemas.ts'
 import {
   ActiveRoles,
@@ -19,19 +18,15 @@ import {
 import type { RoleService } from './service.ts'
 
 const tags = ['roles']
-const security = [{ sessionCookie: [] }]
 const ADMIN_ONLY = 'Requires an admin session: 401 without a session, 403 for a non-admin.'
 
-export function roleRoutes(app: App, { roles, guards }: { roles: RoleService; guards: DirectoryGuards }) {
-  const preHandler = guards.requireAdmin
-
+export function roleRoutes(app: App, { roles }: { roles: RoleService }) {
   app.get(
     '/api/admin/roles',
     {
-      preHandler,
+      config: { access: 'admin' },
       schema: {
         tags,
-        security,
         summary: 'List roles',
         description: `Roles of every status unless \`status\` is given, sorted by name by default. ${ADMIN_ONLY}`,
         querystring: RoleListQuery,
@@ -47,10 +42,9 @@ export function roleRoutes(app: App, { roles, guards }: { roles: RoleService; gu
   app.post(
     '/api/admin/roles',
     {
-      preHandler,
+      config: { access: 'admin' },
       schema: {
         tags,
-        security,
         summary: 'Create a role',
         description:
           'The id is the slug of the name (diacritics stripped, at most 64 characters). A name or id already ' +
@@ -68,6 +62,7 @@ export function roleRoutes(app: App, { roles, guards }: { roles: RoleService; gu
   app.get(
     '/api/admin/roles/active',
     {
+      config: { access: 'public' },
       schema: {
         tags,
         summary: 'List active roles',
@@ -81,10 +76,9 @@ export function roleRoutes(app: App, { roles, guards }: { roles: RoleService; gu
   app.get(
     '/api/admin/roles/stats',
     {
-      preHandler,
+      config: { access: 'admin' },
       schema: {
         tags,
-        security,
         summary: 'Role statistics',
         description: `Counts by status and the mean number of permissions per role. ${ADMIN_ONLY}`,
         response: { 200: RoleStats, ...errors(401, 403) },
@@ -96,10 +90,9 @@ export function roleRoutes(app: App, { roles, guards }: { roles: RoleService; gu
   app.get(
     '/api/admin/roles/:id',
     {
-      preHandler,
+      config: { access: 'admin' },
       schema: {
         tags,
-        security,
         summary: 'Read a role',
         description: `The role with its permissions, status and timestamps; 404 when unknown. ${ADMIN_ONLY}`,
         params: RoleParams,
@@ -112,10 +105,9 @@ export function roleRoutes(app: App, { roles, guards }: { roles: RoleService; gu
   app.put(
     '/api/admin/roles/:id',
     {
-      preHandler,
+      config: { access: 'admin' },
       schema: {
         tags,
-        security,
         summary: 'Update a role',
         description:
           'Changes the given fields of name, description, status and isAdmin; the id stays. A name taken by ' +
@@ -136,10 +128,9 @@ export function roleRoutes(app: App, { roles, guards }: { roles: RoleService; gu
   app.delete(
     '/api/admin/roles/:id',
     {
-      preHandler,
+      config: { access: 'admin' },
       schema: {
         tags,
-        security,
         summary: 'Delete a role',
         description:
           'With `hard=true` the role is deleted for good and its users lose it; otherwise it is marked ' +
@@ -158,10 +149,9 @@ export function roleRoutes(app: App, { roles, guards }: { roles: RoleService; gu
   app.get(
     '/api/admin/roles/:id/permissions',
     {
-      preHandler,
+      config: { access: 'admin' },
       schema: {
         tags,
-        security,
         summary: 'Read a role’s permissions',
         description: `The role’s permissions with its id, name and description. ${ADMIN_ONLY}`,
         params: RoleParams,
@@ -174,10 +164,9 @@ export function roleRoutes(app: App, { roles, guards }: { roles: RoleService; gu
   app.put(
     '/api/admin/roles/:id/permissions',
     {
-      preHandler,
+      config: { access: 'admin' },
       schema: {
         tags,
-        security,
         summary: 'Replace a role’s permissions',
         description:
           'Replaces the whole array, duplicates removed. Each entry must be an `area.action` of the catalogue; ' +

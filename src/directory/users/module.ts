@@ -2,7 +2,6 @@ import type { Db } from '../../db/index.ts'
 import type { Module } from '../../http/modules.ts'
 import type { Clock } from '../../lib/clock.ts'
 import type { AccountService } from '../accounts/service.ts'
-import type { DirectoryGuards } from '../auth/guard.ts'
 import type { ProfileService } from '../clients/profiles.ts'
 import type { RoleService } from '../roles/service.ts'
 import { adminUserRoutes } from './routes.ts'
@@ -14,12 +13,11 @@ export interface UsersModuleDeps {
   accounts: AccountService
   profiles: Pick<ProfileService, 'openAccount' | 'mirrorIdentity'>
   roles: Pick<RoleService, 'exists'>
-  guards: Pick<DirectoryGuards, 'requireAdmin'>
 }
 
 /** The admin users API: accounts through the account service, their profiles through the profile service. */
-export function usersModule({ guards, ...deps }: UsersModuleDeps) {
+export function usersModule(deps: UsersModuleDeps) {
   const users = createUserService(deps)
-  const module: Module = { name: 'users', routes: (app) => adminUserRoutes(app, { users, guards }) }
+  const module: Module = { name: 'users', routes: (app) => adminUserRoutes(app, { users }) }
   return { users, module }
 }

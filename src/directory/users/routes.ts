@@ -1,5 +1,5 @@
 import type { App } from '../../http/app.ts'
-import { type DirectoryGuards, viewerOf } from '../auth/guard.ts'
+import { viewerOf } from '../auth/guard.ts'
 import { errors } from '../http/schemas.ts'
 import {
   Availability,
@@ -18,25 +18,20 @@ import {
 import type { UserService } from './service.ts'
 
 const tags = ['users']
-const security = [{ sessionCookie: [] }]
 const BASE = '/api/admin/users'
 
 export interface AdminUserRouteDeps {
   users: UserService
-  guards: Pick<DirectoryGuards, 'requireAdmin'>
 }
 
 /** SPEC.md "Directory: admin users": every route needs an admin session (401 without, 403 for non-admins). */
-export function adminUserRoutes(app: App, { users, guards }: AdminUserRouteDeps) {
-  const preHandler = guards.requireAdmin
-
+export function adminUserRoutes(app: App, { users }: AdminUserRouteDeps) {
   app.get(
     BASE,
     {
-      preHandler,
+      config: { access: 'admin' },
       schema: {
         tags,
-        security,
         summary: 'List users',
         description:
           'Pages through users, filtered by a case-insensitive search of name, username or email, by role and ' +
@@ -54,10 +49,9 @@ export function adminUserRoutes(app: App, { users, guards }: AdminUserRouteDeps)
   app.post(
     BASE,
     {
-      preHandler,
+      config: { access: 'admin' },
       schema: {
         tags,
-        security,
         summary: 'Create a user',
         description:
           'Creates an active user with the given role and their client profile. The password is stored as an ' +
@@ -73,10 +67,9 @@ export function adminUserRoutes(app: App, { users, guards }: AdminUserRouteDeps)
   app.get(
     `${BASE}/stats`,
     {
-      preHandler,
+      config: { access: 'admin' },
       schema: {
         tags,
-        security,
         summary: 'User statistics',
         description:
           'Totals by status, registrations of the last 30 days, users per role, the average sign-in count ' +
@@ -90,10 +83,9 @@ export function adminUserRoutes(app: App, { users, guards }: AdminUserRouteDeps)
   app.post(
     `${BASE}/check-email`,
     {
-      preHandler,
+      config: { access: 'admin' },
       schema: {
         tags,
-        security,
         summary: 'Is an email free',
         description:
           'Whether a user already holds this email, whatever its case; `excludeId` leaves one user out.',
@@ -107,10 +99,9 @@ export function adminUserRoutes(app: App, { users, guards }: AdminUserRouteDeps)
   app.post(
     `${BASE}/check-username`,
     {
-      preHandler,
+      config: { access: 'admin' },
       schema: {
         tags,
-        security,
         summary: 'Is a username free',
         description:
           'Whether a user already holds this username, whatever its case; `excludeId` leaves one user out.',
@@ -124,10 +115,9 @@ export function adminUserRoutes(app: App, { users, guards }: AdminUserRouteDeps)
   app.get(
     `${BASE}/:id`,
     {
-      preHandler,
+      config: { access: 'admin' },
       schema: {
         tags,
-        security,
         summary: 'Read a user',
         description: 'The complete user profile; 404 for an unknown id.',
         params: UserIdParams,
@@ -140,10 +130,9 @@ export function adminUserRoutes(app: App, { users, guards }: AdminUserRouteDeps)
   app.put(
     `${BASE}/:id`,
     {
-      preHandler,
+      config: { access: 'admin' },
       schema: {
         tags,
-        security,
         summary: 'Update a user',
         description:
           'Changes the given fields only. 400 when the role does not exist or the email or username is taken ' +
@@ -159,10 +148,9 @@ export function adminUserRoutes(app: App, { users, guards }: AdminUserRouteDeps)
   app.delete(
     `${BASE}/:id`,
     {
-      preHandler,
+      config: { access: 'admin' },
       schema: {
         tags,
-        security,
         summary: 'Delete a user',
         description:
           'Deletes the user, their client profile and sessions. An admin cannot delete their own account (400).',

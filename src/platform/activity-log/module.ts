@@ -4,7 +4,6 @@ import type { Module } from '../../http/modules.ts'
 import type { AnalyticsClient } from '../../integrations/analytics/client.ts'
 import type { Jobs } from '../../jobs/index.ts'
 import type { Clock } from '../../lib/clock.ts'
-import type { AuthGuard } from '../auth/guard.ts'
 import type { PlatformEvents } from '../events.ts'
 import { ANALYTICS_FORWARD_JOB, forwardActivity } from './forwarding.ts'
 import { registerActivityListeners } from './listeners.ts'
@@ -21,7 +20,6 @@ export interface ActivityLogModuleDeps {
   /** Forwarding of every written row to the analytics collector, when configured. */
   analytics: AnalyticsClient | undefined
   deployTimeoutMs: number
-  requireAuth: AuthGuard
 }
 
 /**
@@ -36,7 +34,6 @@ export function activityLogModule({
   jobs,
   analytics,
   deployTimeoutMs,
-  requireAuth,
 }: ActivityLogModuleDeps) {
   const writer = createActivityWriter({
     clock,
@@ -49,7 +46,7 @@ export function activityLogModule({
   const reconciler = createReconciler({ db, clock, log, deployTimeoutMs })
   const module: Module<PlatformEvents> = {
     name: 'activity-log',
-    routes: (app) => activityLogRoutes(app, { activityLog, reconciler, requireAuth }),
+    routes: (app) => activityLogRoutes(app, { activityLog, reconciler }),
     listeners: (events) => registerActivityListeners(events, writer),
     jobs: analytics
       ? [

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import type { App } from '../../http/app.ts'
-import { type AuthGuard, authOf } from '../auth/guard.ts'
+import { authOf } from '../auth/guard.ts'
 import { errors } from '../http/schemas.ts'
 import type { Reconciler } from './reconcile.ts'
 import {
@@ -18,28 +18,25 @@ import {
 import type { ActivityLogService } from './service.ts'
 
 const tags = ['activity-log']
-const security: { [scheme: string]: string[] }[] = [{ bearerAuth: [] }, { apiKey: [] }]
 
 export function activityLogRoutes(
   app: App,
-  deps: { activityLog: ActivityLogService; reconciler: Reconciler; requireAuth: AuthGuard },
+  deps: { activityLog: ActivityLogService; reconciler: Reconciler },
 ) {
-  const { activityLog, reconciler, requireAuth } = deps
+  const { activityLog, reconciler } = deps
   // Every call first closes the caller's stale runs; the pass is debounced and never fails the call.
-  const preHandler = [
-    requireAuth,
-    async (req: FastifyRequest) => {
-      await reconciler.run(authOf(req).userId)
-    },
-  ]
+  const preHandler = async (req: FastifyRequest) => {
+    await reconciler.run(authOf(req).userId)
+  }
+  const config = { access: 'jwt-or-api-key' } as const
 
   app.get(
     '/api/activity-log',
     {
+      config,
       preHandler,
       schema: {
         tags,
-        security,
         summary: 'List activity',
         description:
           'The caller’s activity, newest first, with filters. `search` matches the summary or the work’s name ' +
@@ -54,10 +51,10 @@ export function activityLogRoutes(
   app.get(
     '/api/activity-log/running-count',
     {
+      config,
       preHandler,
       schema: {
         tags,
-        security,
         summary: 'Count running activity',
         description: 'How many of the caller’s entries are `in_progress`.',
         response: { 200: RunningCount, ...errors(401) },
@@ -69,10 +66,10 @@ export function activityLogRoutes(
   app.get(
     '/api/activity-log/summary',
     {
+      config,
       preHandler,
       schema: {
         tags,
-        security,
         summary: 'Count activity by status',
         description: 'How many of the caller’s entries are in each status, zeros included.',
         response: { 200: StatusCounts, ...errors(401) },
@@ -84,10 +81,10 @@ export function activityLogRoutes(
   app.get(
     '/api/activity-log/export',
     {
+      config,
       preHandler,
       schema: {
         tags,
-        security,
         summary: 'Export activity as CSV',
         description:
           `The list’s filters, no paging, at most ${ACTIVITY_EXPORT_MAX_ROWS} rows, newest first, streamed. ` +
@@ -109,7 +106,7 @@ export function activityLogRoutes(
       },
     },
     async (req, reply) => {
-      const rows = activityLog.exportCsv(authOf(req).userId, req.query)
+      const rows = await activityLog.exportCsv(authOf(req).userId, req.query)
       return reply
         .type('text/csv; charset=utf-8')
         .header('content-disposition', 'attachment; filename=activity-log.csv')
@@ -120,10 +117,10 @@ export function activityLogRoutes(
   app.get(
     '/api/activity-log/:id',
     {
+      config,
       preHandler,
       schema: {
         tags,
-        security,
         summary: 'One activity entry',
         description:
           'One of the caller’s entries (404 for anyone else’s). An `in_progress` entry of a work carries the ' +

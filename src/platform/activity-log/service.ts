@@ -233,33 +233,34 @@ export function createActivityLogService({ db }: { db: Db }) {
 
     /**
      * The CSV export, newest first, at most 10,000 rows, produced in batches so memory stays flat whatever
-     * the size. Validation happens before the first chunk, so a bad filter is still a 400.
+     * the size. The filters are validated and the first batch read before this resolves, so a bad filter or
+     * a failing query is still an error answer; a failure after that rejects the stream mid-way, which the
+     * HTTP layer turns into a broken connection rather than a file that looks complete.
      */
-    exportCsv(userId: string, filters: ActivityFilters): AsyncIterable<string> {
+    async exportCsv(userId: string, filters: ActivityFilters): Promise<AsyncIterable<string>> {
       const bound = bind(userId, filters)
       const batchOf = exportBatchOf(bound)
+      const read = (after: { at: string; id: string }, sent: number) =>
+        batchOf.execute({
+          ...bound.values,
+          afterAt: after.at,
+          afterId: after.id,
+          limit: Math.min(EXPORT_BATCH, ACTIVITY_EXPORT_MAX_ROWS - sent),
+        })
+      const csvOf = (batch: Awaited<ReturnType<typeof read>>) =>
+        batch.map((row) => csvRow([row.id, row.createdAt, row.actionType, row.action, row.status, row.summary])).join('')
+      // Keyset paging from after the newest possible row.
+      const first = await read({ at: 'infinity', id: 'ffffffff-ffff-ffff-ffff-ffffffffffff' }, 0)
+      const start = EXPORT_HEADER + csvOf(first)
       return (async function* () {
-        yield EXPORT_HEADER
-        let sent = 0
-        // Keyset paging from after the newest possible row.
-        let after = { at: 'infinity', id: 'ffffffff-ffff-ffff-ffff-ffffffffffff' }
-        while (sent < ACTIVITY_EXPORT_MAX_ROWS) {
-          const batch = await batchOf.execute({
-            ...bound.values,
-            afterAt: after.at,
-            afterId: after.id,
-            limit: Math.min(EXPORT_BATCH, ACTIVITY_EXPORT_MAX_ROWS - sent),
-          })
-          if (batch.length === 0) return
-          let chunk = ''
-          for (const row of batch) {
-            chunk += csvRow([row.id, row.createdAt, row.actionType, row.action, row.status, row.summary])
-          }
-          yield chunk
-          sent += batch.length
+        yield start
+        let batch = first
+        let sent = first.length
+        while (batch.length === EXPORT_BATCH && sent < ACTIVITY_EXPORT_MAX_ROWS) {
           const last = batch[batch.length - 1]!
-          after = { at: last.createdAt.toISOString(), id: last.id }
-          if (batch.length < EXPORT_BATCH) return
+          batch = await read({ at: last.createdAt.toISOString(), id: last.id }, sent)
+          if (batch.length > 0) yield csvOf(batch)
+          sent += batch.length
         }
       })()
     },

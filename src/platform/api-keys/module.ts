@@ -2,7 +2,6 @@ import type { Logger } from 'pino'
 import type { Db } from '../../db/index.ts'
 import type { Module } from '../../http/modules.ts'
 import type { Clock } from '../../lib/clock.ts'
-import type { AuthGuard } from '../auth/guard.ts'
 import type { PlatformEvents } from '../events.ts'
 import { apiKeyRoutes } from './routes.ts'
 import { createApiKeyService } from './service.ts'
@@ -15,19 +14,16 @@ export interface ApiKeysModuleDeps {
   usageFlushMs: number
 }
 
-/**
- * API keys for scripts. The service exists before the routes: the auth guard authenticates keys with it,
- * and the routes are guarded by that guard's `requireJwt`.
- */
+/** API keys for scripts. The service exists before the app: the access guards authenticate keys with it. */
 export function apiKeysModule({ db, clock, log, usageFlushMs }: ApiKeysModuleDeps) {
   const usage = createApiKeyUsage({ db, log, flushIntervalMs: usageFlushMs })
   const apiKeys = createApiKeyService({ db, clock, usage })
-  const module = (guards: { requireJwt: AuthGuard }): Module<PlatformEvents> => ({
+  const module: Module<PlatformEvents> = {
     name: 'api-keys',
-    routes: (app) => apiKeyRoutes(app, { apiKeys, requireJwt: guards.requireJwt }),
+    routes: (app) => apiKeyRoutes(app, { apiKeys }),
     caches: [apiKeys.cache],
     onReady: async () => usage.start(),
     onClose: () => usage.stop(),
-  })
+  }
   return { apiKeys, module }
 }

@@ -1,24 +1,18 @@
 import type { App } from '../../http/app.ts'
-import { type AuthGuard, authOf } from '../auth/guard.ts'
+import { authOf } from '../auth/guard.ts'
 import { errors } from '../http/schemas.ts'
 import { ApiKeyCreated, ApiKeyList, ApiKeyParams, ApiKeyRevoked, CreateApiKeyBody } from './schemas.ts'
 import { type ApiKeyService, MAX_API_KEYS_PER_USER } from './service.ts'
 
 const tags = ['api-keys']
-// Keys cannot manage keys: only an access token opens these routes.
-const security = [{ bearerAuth: [] }]
 
-export function apiKeyRoutes(
-  app: App,
-  { apiKeys, requireJwt }: { apiKeys: ApiKeyService; requireJwt: AuthGuard },
-) {
+export function apiKeyRoutes(app: App, { apiKeys }: { apiKeys: ApiKeyService }) {
   app.post(
     '/api/auth/api-keys',
     {
-      preHandler: requireJwt,
+      config: { access: 'jwt' },
       schema: {
         tags,
-        security,
         summary: 'Create an API key',
         description:
           'Issues a key (`svc_live_` and 64 hex characters) for scripts, sent as `x-api-key: <key>` or ' +
@@ -39,10 +33,9 @@ export function apiKeyRoutes(
   app.get(
     '/api/auth/api-keys',
     {
-      preHandler: requireJwt,
+      config: { access: 'jwt' },
       schema: {
         tags,
-        security,
         summary: 'List API keys',
         description:
           'The caller’s keys, newest first, with their display prefix and last use; never the key itself. ' +
@@ -56,10 +49,9 @@ export function apiKeyRoutes(
   app.delete(
     '/api/auth/api-keys/:id',
     {
-      preHandler: requireJwt,
+      config: { access: 'jwt' },
       schema: {
         tags,
-        security,
         summary: 'Revoke an API key',
         description:
           'Deletes the key for good: requests using it answer 401 from now on. 404 for an unknown key or ' +

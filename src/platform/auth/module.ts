@@ -3,7 +3,6 @@ import type { Module } from '../../http/modules.ts'
 import type { RateLimit } from '../../http/rate-limit.ts'
 import type { Clock } from '../../lib/clock.ts'
 import type { PlatformEvents } from '../events.ts'
-import type { AuthGuard } from './guard.ts'
 import type { AccessTokens } from './jwt.ts'
 import { authRoutes } from './routes.ts'
 import { createAuthService } from './service.ts'
@@ -17,7 +16,6 @@ export interface AuthModuleDeps {
   accessTokens: AccessTokens
   refreshTokenTtlDays: number
   events: Pick<PlatformEvents, 'emit'>
-  guards: { requireAuth: AuthGuard; requireJwt: AuthGuard }
   rateLimit: RateLimit
 }
 
@@ -26,7 +24,7 @@ export function authModule(deps: AuthModuleDeps) {
   const auth = createAuthService(deps)
   const module: Module<PlatformEvents> = {
     name: 'auth',
-    routes: (app) => authRoutes(app, { auth, ...deps.guards, rateLimit: deps.rateLimit }),
+    routes: (app) => authRoutes(app, { auth, rateLimit: deps.rateLimit }),
     jobs: [
       {
         name: REFRESH_TOKEN_CLEANUP_JOB,

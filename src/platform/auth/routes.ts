@@ -4,7 +4,7 @@ import { describeRule, type RateLimit } from '../../http/rate-limit.ts'
 import { contextOf } from '../http/context.ts'
 import { errors } from '../http/schemas.ts'
 import { PLATFORM_RATE_LIMITS } from '../rate-limit.ts'
-import { type AuthGuard, authOf } from './guard.ts'
+import { authOf } from './guard.ts'
 import {
   ChangePasswordBody,
   LoginBody,
@@ -19,16 +19,15 @@ const tags = ['auth']
 
 export interface AuthRouteDeps {
   auth: AuthService
-  requireAuth: AuthGuard
-  requireJwt: AuthGuard
   rateLimit: RateLimit
 }
 
-export function authRoutes(app: App, { auth, requireAuth, requireJwt, rateLimit }: AuthRouteDeps) {
+export function authRoutes(app: App, { auth, rateLimit }: AuthRouteDeps) {
   const limits = PLATFORM_RATE_LIMITS
   app.post(
     '/api/auth/register',
     {
+      config: { access: 'public' },
       preHandler: rateLimit('POST /api/auth/register', limits.register),
       schema: {
         tags,
@@ -46,6 +45,7 @@ export function authRoutes(app: App, { auth, requireAuth, requireJwt, rateLimit 
   app.post(
     '/api/auth/login',
     {
+      config: { access: 'public' },
       preHandler: rateLimit('POST /api/auth/login', limits.login),
       schema: {
         tags,
@@ -63,6 +63,7 @@ export function authRoutes(app: App, { auth, requireAuth, requireJwt, rateLimit 
   app.post(
     '/api/auth/refresh',
     {
+      config: { access: 'public' },
       preHandler: rateLimit('POST /api/auth/refresh', limits.refresh),
       schema: {
         tags,
@@ -81,6 +82,7 @@ export function authRoutes(app: App, { auth, requireAuth, requireJwt, rateLimit 
   app.post(
     '/api/auth/logout',
     {
+      config: { access: 'public' },
       schema: {
         tags,
         summary: 'Sign out',
@@ -98,12 +100,11 @@ export function authRoutes(app: App, { auth, requireAuth, requireJwt, rateLimit 
   app.get(
     '/api/auth/me',
     {
-      preHandler: requireAuth,
+      config: { access: 'jwt-or-api-key' },
       schema: {
         tags,
         summary: 'The signed-in account',
         description: 'The account behind the access token or API key of the request.',
-        security: [{ bearerAuth: [] }, { apiKey: [] }],
         response: { 200: PlatformUser, ...errors(401) },
       },
     },
@@ -113,7 +114,7 @@ export function authRoutes(app: App, { auth, requireAuth, requireJwt, rateLimit 
   app.post(
     '/api/auth/change-password',
     {
-      preHandler: requireJwt,
+      config: { access: 'jwt' },
       schema: {
         tags,
         summary: 'Change the password',
@@ -121,7 +122,6 @@ export function authRoutes(app: App, { auth, requireAuth, requireJwt, rateLimit 
           'Checks the current password and sets the new one (8–128 characters). Every refresh token of the ' +
           'account is revoked, ending other sessions; the answer is a fresh token pair for this one. ' +
           'Needs an access token: API keys cannot change passwords.',
-        security: [{ bearerAuth: [] }],
         body: ChangePasswordBody,
         response: { 200: TokenPair, ...errors(400, 401, 403) },
       },

@@ -7,7 +7,7 @@ export const PlatformError = Type.Object(
     statusCode: Type.Integer({ examples: [401] }),
     error: Type.String({ examples: ['Unauthorized'] }),
     message: Type.String({ examples: ['Authentication required'] }),
-    code: Type.Optional(Type.String({ examples: ['UNAUTHORIZED'] })),
+    code: Type.String({ examples: ['UNAUTHORIZED'], description: 'stable: see the README’s error codes' }),
     details: Type.Optional(FieldIssues),
   },
   { $id: 'PlatformError', description: 'Every platform error has this shape.' },

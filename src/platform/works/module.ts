@@ -3,7 +3,6 @@ import type { Db } from '../../db/index.ts'
 import type { Module } from '../../http/modules.ts'
 import type { Clock } from '../../lib/clock.ts'
 import type { ActivityWriter } from '../activity-log/writer.ts'
-import type { AuthGuard } from '../auth/guard.ts'
 import type { PlatformEvents } from '../events.ts'
 import { createWorkAccess } from './access.ts'
 import { workRoutes } from './routes.ts'
@@ -15,16 +14,15 @@ export interface WorksModuleDeps {
   log: Logger
   events: Pick<PlatformEvents, 'emit'>
   activity: Pick<ActivityWriter, 'record'>
-  requireAuth: AuthGuard
 }
 
 /** Works and their members; `access` is the permission helper every module that touches works uses. */
-export function worksModule({ requireAuth, ...deps }: WorksModuleDeps) {
+export function worksModule(deps: WorksModuleDeps) {
   const access = createWorkAccess({ db: deps.db })
   const works = createWorkService({ ...deps, access })
   const module: Module<PlatformEvents> = {
     name: 'works',
-    routes: (app) => workRoutes(app, { works, requireAuth }),
+    routes: (app) => workRoutes(app, { works }),
   }
   return { works, access, module }
 }

@@ -1,6 +1,6 @@
 import type { App } from '../../http/app.ts'
 import { NoContent } from '../../http/schemas.ts'
-import { type AuthGuard, authOf } from '../auth/guard.ts'
+import { authOf } from '../auth/guard.ts'
 import { contextOf } from '../http/context.ts'
 import { errors } from '../http/schemas.ts'
 import {
@@ -17,16 +17,14 @@ import {
 import type { WorkService } from './service.ts'
 
 const tags = ['works']
-const security: { [scheme: string]: string[] }[] = [{ bearerAuth: [] }, { apiKey: [] }]
 
-export function workRoutes(app: App, { works, requireAuth }: { works: WorkService; requireAuth: AuthGuard }) {
+export function workRoutes(app: App, { works }: { works: WorkService }) {
   app.post(
     '/api/works',
     {
-      preHandler: requireAuth,
+      config: { access: 'jwt-or-api-key' },
       schema: {
         tags,
-        security,
         summary: 'Create a work',
         description:
           'Creates a work you own. Without a slug one is derived from the name (`Café Guide` → `cafe-guide`, ' +
@@ -42,10 +40,9 @@ export function workRoutes(app: App, { works, requireAuth }: { works: WorkServic
   app.get(
     '/api/works',
     {
-      preHandler: requireAuth,
+      config: { access: 'jwt-or-api-key' },
       schema: {
         tags,
-        security,
         summary: 'List your works',
         description: 'The works you own and those shared with you, newest first, each with your role.',
         response: { 200: WorkList, ...errors(401) },
@@ -57,10 +54,9 @@ export function workRoutes(app: App, { works, requireAuth }: { works: WorkServic
   app.get(
     '/api/works/:id',
     {
-      preHandler: requireAuth,
+      config: { access: 'jwt-or-api-key' },
       schema: {
         tags,
-        security,
         summary: 'Get a work',
         description: 'Any role may read a work; one you may not see is 404.',
         params: WorkParams,
@@ -73,10 +69,9 @@ export function workRoutes(app: App, { works, requireAuth }: { works: WorkServic
   app.patch(
     '/api/works/:id',
     {
-      preHandler: requireAuth,
+      config: { access: 'jwt-or-api-key' },
       schema: {
         tags,
-        security,
         summary: 'Change a work',
         description:
           'Changes the name or description (null clears it). Owners and editors only: a viewer gets 403, ' +
@@ -92,10 +87,9 @@ export function workRoutes(app: App, { works, requireAuth }: { works: WorkServic
   app.delete(
     '/api/works/:id',
     {
-      preHandler: requireAuth,
+      config: { access: 'jwt-or-api-key' },
       schema: {
         tags,
-        security,
         summary: 'Delete a work',
         description:
           'Deletes the work and its memberships. Owner only: members get 403, anyone else 404. Activity ' +
@@ -113,10 +107,9 @@ export function workRoutes(app: App, { works, requireAuth }: { works: WorkServic
   app.get(
     '/api/works/:id/members',
     {
-      preHandler: requireAuth,
+      config: { access: 'jwt-or-api-key' },
       schema: {
         tags,
-        security,
         summary: 'List who shares a work',
         description: 'The owner (role `owner`) first, then editors and viewers. Any role may read it.',
         params: WorkParams,
@@ -129,10 +122,9 @@ export function workRoutes(app: App, { works, requireAuth }: { works: WorkServic
   app.post(
     '/api/works/:id/members',
     {
-      preHandler: requireAuth,
+      config: { access: 'jwt-or-api-key' },
       schema: {
         tags,
-        security,
         summary: 'Share a work',
         description:
           'Adds an existing platform account as editor or viewer. Owner only. 404 `USER_NOT_FOUND` when no ' +
@@ -151,10 +143,9 @@ export function workRoutes(app: App, { works, requireAuth }: { works: WorkServic
   app.delete(
     '/api/works/:id/members/:userId',
     {
-      preHandler: requireAuth,
+      config: { access: 'jwt-or-api-key' },
       schema: {
         tags,
-        security,
         summary: 'Stop sharing a work with someone',
         description: 'Removes a member; they lose access at once. Owner only; an unknown member is 404.',
         params: MemberParams,

@@ -1,0 +1,79 @@
+/**
+ * Every `code` an error answer of either service can carry, with its status and what it means: listed
+ * once here, documented in the README from this list (a test keeps the two in step), and the only codes
+ * an `HttpError` accepts. A client branches on `code`; the message is for people and may change.
+ */
+export const ERROR_CODES = {
+  // Shared by every route.
+  VALIDATION_ERROR: [400, 'A field of params, query or body is invalid; `details` names each one.'],
+  INVALID_JSON: [400, 'The body is not valid JSON (or is empty where a body is required).'],
+  BAD_REQUEST: [
+    400,
+    'The request cannot be read (bad URL encoding, a bad header, a malformed request line).',
+  ],
+  UNAUTHORIZED: [401, 'No valid session, access token or API key.'],
+  FORBIDDEN: [403, 'The caller is known but may not do this.'],
+  CROSS_ORIGIN: [
+    403,
+    'A directory write carrying the session cookie came from an origin that is not the app’s.',
+  ],
+  NOT_FOUND: [404, 'No route answers this method and path.'],
+  METHOD_NOT_ALLOWED: [405, 'The path exists but not with this method; `Allow` lists the methods it has.'],
+  REQUEST_TIMEOUT: [408, 'The request did not arrive completely in time.'],
+  PAYLOAD_TOO_LARGE: [413, 'The body is larger than the service accepts.'],
+  URI_TOO_LONG: [414, 'The URL, or one of its path segments, is too long.'],
+  UNSUPPORTED_MEDIA_TYPE: [415, 'A body in another format than JSON.'],
+  RATE_LIMITED: [429, 'Too many requests; `Retry-After` says when to try again.'],
+  HEADERS_TOO_LARGE: [431, 'The request headers are too large.'],
+  CONFLICT: [409, 'The change conflicts with the resource’s current state.'],
+  INTERNAL_ERROR: [500, 'Something failed on the server; the request id finds it in the logs.'],
+  SERVICE_UNAVAILABLE: [503, 'The instance is shutting down or not ready.'],
+
+  // Platform: accounts, tokens and API keys.
+  INVALID_CREDENTIALS: [401, 'Email or password is wrong.'],
+  INVALID_TOKEN: [401, 'The access token is invalid or expired.'],
+  INVALID_REFRESH_TOKEN: [401, 'The refresh token is unknown, already used or revoked.'],
+  REFRESH_TOKEN_EXPIRED: [401, 'The refresh token has expired: sign in again.'],
+  REFRESH_TOKEN_REUSED: [401, 'A used refresh token came back: its whole login is signed out.'],
+  INVALID_API_KEY: [401, 'The API key is invalid, expired or revoked.'],
+  ACCOUNT_GONE: [401, 'The account the token or key belonged to no longer exists.'],
+  API_KEY_NOT_ALLOWED: [403, 'API keys cannot manage API keys or passwords: use an access token.'],
+  WRONG_PASSWORD: [400, 'The current password is wrong.'],
+  EMAIL_TAKEN: [409, 'An account with this email exists.'],
+  API_KEY_LIMIT: [400, 'The account has the most API keys it may hold.'],
+  API_KEY_NOT_FOUND: [404, 'No API key of yours has this id.'],
+
+  // Platform: works and the activity log.
+  WORK_NOT_FOUND: [404, 'No work you may see has this id.'],
+  WORK_EDIT_FORBIDDEN: [403, 'Viewers may not change the work.'],
+  WORK_OWNER_REQUIRED: [403, 'Only the work’s owner may do this.'],
+  SLUG_TAKEN: [409, 'You already have a work with this slug.'],
+  USER_NOT_FOUND: [404, 'No account (platform) or user (directory) has this email or id.'],
+  ALREADY_OWNER: [400, 'The owner cannot be added as a member.'],
+  ALREADY_MEMBER: [409, 'The account is already a member of the work.'],
+  MEMBER_NOT_FOUND: [404, 'The account is not a member of the work.'],
+  ACTIVITY_NOT_FOUND: [404, 'No activity entry of yours has this id.'],
+
+  // Directory: accounts, users, roles, clients and categories.
+  ACCOUNT_INACTIVE: [403, 'The account is not active and cannot sign in.'],
+  USERNAME_TAKEN: [409, 'Another user has this username.'],
+  SELF_DELETION: [400, 'An admin cannot delete their own account.'],
+  ROLE_NOT_FOUND: [404, 'No role has this id.'],
+  ROLE_EXISTS: [409, 'A role with this name exists.'],
+  ADMIN_ROLE_PROTECTED: [400, 'The admin role cannot be deleted, deactivated or lose admin rights.'],
+  INVALID_PERMISSIONS: [400, 'Unknown permissions were sent; `details` lists them.'],
+  CLIENT_NOT_FOUND: [404, 'No client has this id.'],
+  CLIENT_EXISTS: [409, 'A client with this email exists.'],
+  CATEGORY_NOT_FOUND: [404, 'No category has this id.'],
+  CATEGORY_ID_EXISTS: [409, 'A category with this id exists.'],
+  CATEGORY_NAME_EXISTS: [409, 'A category with this name exists.'],
+  UNKNOWN_CATEGORY_IDS: [400, 'The reorder names category ids that do not exist.'],
+  GIT_NOT_CONFIGURED: [500, 'SPEC.md’s answer of the Git category routes while no data repository is set.'],
+  GIT_HOST_ERROR: [502, 'The Git host refused or failed; the message gives its reason.'],
+  GIT_AUTH_FAILED: [502, 'The Git host refused the configured token.'],
+  GIT_REPO_NOT_FOUND: [502, 'The data repository was not found on the Git host.'],
+  GIT_FILE_INVALID: [502, 'The categories file in the data repository is not a readable file.'],
+  GIT_FILE_CHANGED: [409, 'The categories file kept changing in the data repository; try again.'],
+} as const satisfies Record<string, readonly [number, string]>
+
+export type ErrorCode = keyof typeof ERROR_CODES
