@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { ConfigError, configurationTable, loadConfig } from './config.ts'
 import { openDatabases, SERVICES, type ServiceName } from './db/index.ts'
@@ -5,19 +6,40 @@ import { DataDirInUseError } from './db/lock.ts'
 import { ensureAdmin } from './directory/admin/bootstrap.ts'
 import { systemClock } from './lib/clock.ts'
 import { createLogger } from './lib/logger.ts'
-import { migrateAll, type Runtime, startServices } from './runtime.ts'
+import { ListenError, migrateAll, type Runtime, startServices } from './runtime.ts'
 
-const USAGE = `Usage: npm run cli -- <command>
+const USAGE = `Usage: npm run cli -- <command>   (npm start = npm run cli -- start)
 
-  start [platform|directory]            run both services (default) or one
+  start [platform|directory]            run both services, or one
   migrate                               apply migrations and install job queues, then exit
   admin create --email E --password P   make E an active directory admin with password P
-  config docs                           print the configuration table (Markdown)`
+  config docs                           print the configuration table (Markdown)
+  help                                  print this help
+
+Settings are environment variables; a .env file in the working folder is read first (variables
+already set win). See the README's configuration table.`
+
+/** A wrong command line: the usage on stderr, exit 2. */
+class UsageError extends Error {}
+
+/** The .env file could not be read. */
+class EnvFileError extends Error {}
 
 /** Errors whose message is the whole story: one line, no stack. */
-const PLAIN_ERRORS = [ConfigError, DataDirInUseError]
+const PLAIN_ERRORS = [ConfigError, DataDirInUseError, ListenError, EnvFileError]
 
-class UsageError extends Error {}
+/**
+ * Reads `.env` from the working folder, if there is one, with Node's own loader: its variables fill the
+ * environment, and a variable already set keeps its value.
+ */
+function loadEnvFile(path = '.env') {
+  if (!existsSync(path)) return
+  try {
+    process.loadEnvFile(path)
+  } catch (error) {
+    throw new EnvFileError(`Could not read ${path}: ${(error as Error).message}`)
+  }
+}
 
 function servicesFrom(arg: string | undefined): ServiceName[] {
   if (!arg) return [...SERVICES]
@@ -49,7 +71,7 @@ function printBanner(runtime: Runtime) {
 
 async function start(arg: string | undefined) {
   const config = loadConfig()
-  const log = createLogger(config.logLevel)
+  const log = createLogger(config.logLevel, undefined, config.logFormat)
 
   // Signal handlers go in before anything is started or printed: whoever reads the banner may signal
   // at once, and a signal during start-up must still stop cleanly rather than kill the process.
@@ -87,7 +109,7 @@ async function start(arg: string | undefined) {
 
 async function migrate() {
   const config = loadConfig()
-  const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel)
+  const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, undefined, config.logFormat)
   const databases = await openDatabases(config, { log })
   try {
     await migrateAll(databases, SERVICES, log)
@@ -109,7 +131,7 @@ async function adminCreate(args: string[]) {
     throw new UsageError('admin create needs --password of 8 to 128 characters')
   }
   const config = loadConfig()
-  const log = createLogger('warn')
+  const log = createLogger('warn', undefined, config.logFormat)
   const databases = await openDatabases(config, { log })
   try {
     await migrateAll(databases, ['directory'], log)
@@ -127,7 +149,12 @@ async function adminCreate(args: string[]) {
 }
 
 async function main(argv: string[]) {
-  const [command = 'start', ...rest] = argv
+  const [command = 'help', ...rest] = argv
+  if (command === 'help' || command === '--help' || command === '-h') {
+    process.stdout.write(`${USAGE}\n`)
+    return
+  }
+  loadEnvFile()
   switch (command) {
     case 'start':
       return start(rest[0])
@@ -140,10 +167,6 @@ async function main(argv: string[]) {
       if (rest[0] !== 'docs') throw new UsageError(`Unknown config command "${rest[0] ?? ''}"`)
       process.stdout.write(`${configurationTable()}\n`)
       return
-    case 'help':
-    case '--help':
-      process.stdout.write(`${USAGE}\n`)
-      return
     default:
       throw new UsageError(`Unknown command "${command}"`)
   }
@@ -152,6 +175,7 @@ async function main(argv: string[]) {
 main(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof UsageError) {
     process.stderr.write(`${error.message}\n\n${USAGE}\n`)
+    process.exit(2)
   } else if (PLAIN_ERRORS.some((type) => error instanceof type)) {
     process.stderr.write(`${(error as Error).message}\n`)
   } else {

@@ -33,6 +33,45 @@ export interface Runtime {
   stop(): Promise<void>
 }
 
+/** A service could not listen: one line naming the port or address and its setting, no stack. */
+export class ListenError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'ListenError'
+  }
+}
+
+const PORT_SETTINGS: Record<ServiceName, string> = { platform: 'PLATFORM_PORT', directory: 'DIRECTORY_PORT' }
+
+/** The listen failures an operator fixes with a setting, as a ListenError; anything else as it is. */
+function listenError(error: unknown, service: ServiceName, host: string, port: number): unknown {
+  const setting = PORT_SETTINGS[service]
+  switch ((error as { code?: unknown })?.code) {
+    case 'EADDRINUSE':
+      return new ListenError(`Port ${port} is in use (${setting}): stop what uses it or choose another port`)
+    case 'EACCES':
+      return new ListenError(
+        `Port ${port} needs privileges this process does not have (${setting}): choose a port above 1023`,
+      )
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+      return new ListenError(`Address ${host} is not an address of this machine (HOST): choose another`)
+    default:
+      return error
+  }
+}
+
+const LOOPBACK_OR_ANY = new Set(['localhost', '127.0.0.1', '::1', '0.0.0.0', '::'])
+
+/**
+ * The address to show for a service: `http://localhost:<port>` when it listens on a loopback or on every
+ * address (the origin APP_URL defaults to), else the address it listens on.
+ */
+export function displayUrl(host: string, port: number): string {
+  if (LOOPBACK_OR_ANY.has(host) || host.startsWith('127.')) return `http://localhost:${port}`
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`
+}
+
 /**
  * The rate limiter every service of this process shares: windows in this process, or with REDIS_URL in
  * Redis, falling back to this process's memory while Redis does not answer (at start too): limits are
@@ -121,8 +160,12 @@ export async function startServices(
     }
     const running: RunningService[] = []
     for (const { service, app, port } of started) {
-      const address = await app.listen({ host: config.host, port })
-      running.push({ service, app, url: address })
+      await app.listen({ host: config.host, port }).catch((error: unknown) => {
+        throw listenError(error, service, config.host, port)
+      })
+      const address = app.server.address()
+      const bound = typeof address === 'object' && address ? address.port : port
+      running.push({ service, app, url: displayUrl(config.host, bound) })
     }
     return { services: running, embedded, createdAdmin, stop }
   } catch (error) {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { type ChildProcess, spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
@@ -9,6 +10,8 @@ import { createEmptyDatabase, TEST_DATABASE_URL } from './helpers/database.ts'
 
 const root = fileURLToPath(new URL('../', import.meta.url))
 const main = join(root, 'src/main.ts')
+/** The CLI's working folder: empty, so a developer's own `.env` in the repository never reaches a test. */
+const workdir = mkdtempSync(join(tmpdir(), 'curio-cli-cwd-'))
 
 interface Started {
   child: ChildProcess
@@ -28,9 +31,9 @@ async function storage(): Promise<{ env: Record<string, string>; cleanup(): Prom
   return { env: { DATA_DIR: dir }, cleanup: async () => rmSync(dir, { recursive: true, force: true }) }
 }
 
-function run(args: string[], env: Record<string, string>) {
+function run(args: string[], env: Record<string, string>, cwd = workdir) {
   return spawn(process.execPath, [main, ...args], {
-    cwd: root,
+    cwd,
     env: { ...process.env, LOG_LEVEL: 'warn', PLATFORM_PORT: '0', DIRECTORY_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -79,10 +82,52 @@ async function start(env: Record<string, string>): Promise<Started> {
   throw new Error(`start did not print its addresses: ${output()}`)
 }
 
-const cleanups: (() => Promise<void>)[] = []
+const cleanups: (() => Promise<void>)[] = [async () => rmSync(workdir, { recursive: true, force: true })]
 after(async () => {
   for (const cleanup of cleanups) await cleanup()
 })
+
+/** A run of the CLI to its end, with only the given environment (no settings of the test's own). */
+async function runToEnd(
+  args: string[],
+  env: Record<string, string>,
+  { cwd = workdir, timeoutMs = 60_000 } = {},
+): Promise<{ code: number | string | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [main, ...args], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk
+  })
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk
+  })
+  try {
+    return { code: await exited(child, timeoutMs), stdout, stderr }
+  } finally {
+    child.kill('SIGKILL')
+  }
+}
+
+/** A port nothing listens on now, for a start that must know its port in advance. */
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+/** Something else listening on a port of 127.0.0.1. */
+async function occupiedPort(): Promise<{ port: number; server: Server }> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return { port: (server.address() as { port: number }).port, server }
+}
 
 describe('the command line', () => {
   it('start brings both services up, prints the admin login once, and stops on SIGTERM with 0', async () => {
@@ -213,11 +258,130 @@ describe('the command line', () => {
     })
   }
 
-  it('an unknown command prints the usage and exits 1', async () => {
-    const child = run(['launch'], {})
-    const output = collect(child)
-    assert.equal(await exited(child, 15_000), 1)
-    assert.match(output(), /Unknown command "launch"/)
-    assert.match(output(), /Usage: npm run cli/)
+  it('an unknown command prints the usage on stderr and exits 2', async () => {
+    const { code, stdout, stderr } = await runToEnd(['launch'], {})
+    assert.equal(code, 2)
+    assert.match(stderr, /Unknown command "launch"/)
+    assert.match(stderr, /Usage: npm run cli/)
+    assert.equal(stdout, '')
+  })
+
+  it('no arguments, help, --help and -h print the commands and exit 0 without starting anything', async () => {
+    for (const args of [[], ['help'], ['--help'], ['-h']]) {
+      const started = Date.now()
+      // A data folder that is never created shows nothing was opened.
+      const data = join(workdir, 'never-created')
+      const { code, stdout, stderr } = await runToEnd(args, { DATA_DIR: data }, { timeoutMs: 15_000 })
+      assert.equal(code, 0, `${args.join(' ')}: ${stderr}`)
+      assert.match(stdout, /Usage: npm run cli/)
+      for (const command of ['start', 'migrate', 'admin create', 'config docs']) {
+        assert.ok(stdout.includes(command), `${args.join(' ') || '(none)'} lists ${command}`)
+      }
+      assert.doesNotMatch(stdout, /Curio is running/)
+      assert.equal(stderr, '')
+      assert.equal(existsSync(data), false)
+      assert.ok(Date.now() - started < 15_000)
+    }
+  })
+
+  it('a port in use stops start with one line naming the port and its setting, no stack, exit 1', async () => {
+    const data = await storage()
+    cleanups.push(data.cleanup)
+    for (const setting of ['PLATFORM_PORT', 'DIRECTORY_PORT']) {
+      const { port, server } = await occupiedPort()
+      try {
+        const other = setting === 'PLATFORM_PORT' ? 'DIRECTORY_PORT' : 'PLATFORM_PORT'
+        const { code, stdout, stderr } = await runToEnd(['start'], {
+          ...data.env,
+          [setting]: String(port),
+          [other]: '0',
+        })
+        assert.equal(code, 1, stderr)
+        const lines = stderr.split('\n').filter((line) => line !== '')
+        assert.deepEqual(lines, [
+          `Port ${port} is in use (${setting}): stop what uses it or choose another port`,
+        ])
+        assert.doesNotMatch(`${stdout}${stderr}`, /EADDRINUSE|\n\s+at /)
+        assert.doesNotMatch(stdout, /Curio is running/)
+      } finally {
+        await new Promise((resolve) => server.close(resolve))
+      }
+    }
+  })
+
+  it('a .env file in the working folder is read, and a variable already set wins over it', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'curio-cli-env-'))
+    cleanups.push(async () => rmSync(folder, { recursive: true, force: true }))
+    const data = join(folder, 'data-from-env-file')
+    writeFileSync(
+      join(folder, '.env'),
+      `# settings of this folder\nDATA_DIR=${data}\nSHUTDOWN_TIMEOUT_MS=soon\n`,
+    )
+    // The file's wrong value is read: the one-line error names the setting and the value from the file.
+    const refused = await runToEnd(['migrate'], {}, { cwd: folder })
+    assert.equal(refused.code, 1, refused.stderr)
+    assert.match(refused.stderr, /^Invalid configuration: SHUTDOWN_TIMEOUT_MS .*"soon"/)
+
+    // Set in the environment, the variable wins; the file's DATA_DIR is used.
+    const applied = await runToEnd(['migrate'], { SHUTDOWN_TIMEOUT_MS: '5000' }, { cwd: folder })
+    assert.equal(applied.code, 0, applied.stderr)
+    assert.match(applied.stdout, /Migrations applied/)
+    assert.ok(existsSync(data), 'the data folder named in .env was created')
+  })
+
+  it('start prints localhost URLs, which answer GET /, and a session write works from localhost, 127.0.0.1 and [::1]', async () => {
+    const data = await storage()
+    cleanups.push(data.cleanup)
+    const [platformPort, directoryPort] = [await freePort(), await freePort()]
+    const started = await start({
+      ...data.env,
+      PLATFORM_PORT: String(platformPort),
+      DIRECTORY_PORT: String(directoryPort),
+      ADMIN_EMAIL: 'first@example.com',
+      ADMIN_PASSWORD: 'first-run-password',
+    })
+    try {
+      assert.equal(started.urls.platform, `http://localhost:${platformPort}`)
+      assert.equal(started.urls.directory, `http://localhost:${directoryPort}`)
+      assert.match(started.output(), new RegExp(`API reference: http://localhost:${directoryPort}/docs`))
+      for (const [service, url] of Object.entries(started.urls)) {
+        const about = (await (await fetch(`http://127.0.0.1:${new URL(url).port}/`)).json()) as {
+          service: string
+          links: { docs: string }
+        }
+        assert.equal(about.service, service)
+        assert.equal(about.links.docs, '/docs')
+      }
+      // What "Try it out" on /docs sends: the page's own origin, whichever loopback name the browser used.
+      const base = `http://127.0.0.1:${directoryPort}`
+      for (const host of ['localhost', '127.0.0.1', '[::1]']) {
+        const signin = await fetch(`${base}/api/auth/signin`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ email: 'first@example.com', password: 'first-run-password' }),
+        })
+        assert.equal(signin.status, 200)
+        const cookie = signin.headers.getSetCookie()[0]!.split(';')[0]!
+        const signout = await fetch(`${base}/api/auth/signout`, {
+          method: 'POST',
+          headers: { cookie, origin: `http://${host}:${directoryPort}` },
+        })
+        assert.equal(signout.status, 200, `${host}: ${await signout.text()}`)
+      }
+      const elsewhere = await fetch(`${base}/api/auth/signin`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'first@example.com', password: 'first-run-password' }),
+      })
+      const cookie = elsewhere.headers.getSetCookie()[0]!.split(';')[0]!
+      const refused = await fetch(`${base}/api/auth/signout`, {
+        method: 'POST',
+        headers: { cookie, origin: `http://localhost:${platformPort}` },
+      })
+      assert.equal(refused.status, 403)
+    } finally {
+      started.child.kill('SIGTERM')
+    }
+    assert.equal(await exited(started.child, 15_000), 0, started.output())
   })
 })

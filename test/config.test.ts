@@ -16,7 +16,6 @@ const TABLE_HEADER = '| Setting | Default | Meaning |'
  * defined (and documented) only once something reads it.
  */
 const PENDING_SETTINGS: Record<string, string> = {
-  CORS_ORIGINS: 'CORS for browser front ends',
   SMTP_URL: 'outgoing email (contact messages)',
   SMTP_FROM: 'outgoing email (contact messages)',
   WORKERS: 'worker processes per host',
@@ -101,6 +100,29 @@ describe('configuration defaults', () => {
     assert.equal(config.redisUrl, undefined)
     assert.equal(config.platformDbUrl, undefined)
     assert.equal(config.directoryDbUrl, undefined)
+  })
+
+  it('APP_URL follows DIRECTORY_PORT unless set', () => {
+    assert.equal(loadConfig({ DIRECTORY_PORT: '4001' }).appUrl, 'http://localhost:4001')
+    assert.equal(
+      loadConfig({ DIRECTORY_PORT: '4001', APP_URL: 'https://directory.example.com' }).appUrl,
+      'https://directory.example.com',
+    )
+  })
+
+  it('CORS_ORIGINS is unset by default (the service decides), and a list is read as origins', () => {
+    assert.equal(loadConfig({}).corsOrigins, undefined)
+    assert.deepEqual(
+      loadConfig({ CORS_ORIGINS: ' https://app.example.com , HTTP://LOCALHOST:5173/,https://b.example:443' })
+        .corsOrigins,
+      ['https://app.example.com', 'http://localhost:5173', 'https://b.example'],
+    )
+  })
+
+  it('LOG_FORMAT is unset by default (pretty on a terminal), json or pretty when set', () => {
+    assert.equal(loadConfig({}).logFormat, undefined)
+    assert.equal(loadConfig({ LOG_FORMAT: 'json' }).logFormat, 'json')
+    assert.equal(loadConfig({ LOG_FORMAT: 'pretty' }).logFormat, 'pretty')
   })
 
   it('rate limits apply to localhost unless the bypass is turned on', () => {
@@ -210,6 +232,32 @@ describe('configuration errors name the setting in one line', () => {
       env: { RATE_LIMIT_BYPASS_LOCALHOST: 'maybe' },
       setting: 'RATE_LIMIT_BYPASS_LOCALHOST',
     },
+    {
+      name: 'a CORS origin with a path',
+      env: { CORS_ORIGINS: 'https://app.example.com/app' },
+      setting: 'CORS_ORIGINS',
+    },
+    {
+      name: 'a CORS origin that is not a URL',
+      env: { CORS_ORIGINS: 'app.example.com' },
+      setting: 'CORS_ORIGINS',
+    },
+    {
+      name: 'a CORS origin among good ones that is a wildcard',
+      env: { CORS_ORIGINS: 'https://app.example.com,*' },
+      setting: 'CORS_ORIGINS',
+    },
+    {
+      name: 'a CORS origin that is not http(s)',
+      env: { CORS_ORIGINS: 'ftp://files.example' },
+      setting: 'CORS_ORIGINS',
+    },
+    {
+      name: 'a CORS origin with a query',
+      env: { CORS_ORIGINS: 'https://app.example.com?x=1' },
+      setting: 'CORS_ORIGINS',
+    },
+    { name: 'an unknown log format', env: { LOG_FORMAT: 'xml' }, setting: 'LOG_FORMAT' },
     { name: 'an unknown payment provider', env: { PAYMENT_PROVIDER: 'paypal' }, setting: 'PAYMENT_PROVIDER' },
     {
       name: 'a retry ceiling below the retry base',

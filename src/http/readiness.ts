@@ -1,18 +1,34 @@
 import type { ServiceDatabase } from '../db/index.ts'
+import type { Jobs } from '../jobs/index.ts'
 import type { RateLimiter } from '../lib/rate-limiter.ts'
-import type { ReadinessCheck } from './app.ts'
+import type { ReadinessCheck, ReadinessChecks } from './app.ts'
 
-/** What both services' /readyz checks: their database, and their rate limiter's store. */
+/**
+ * What both services' /readyz checks, by name: `database`, `jobs` (the job queue), and `redis` (the
+ * rate limiter's shared store) only when one is configured.
+ */
 export function serviceReadiness(
   database: Pick<ServiceDatabase, 'ping'>,
   limiter: Pick<RateLimiter, 'health' | 'status'>,
-): Record<string, () => Promise<ReadinessCheck>> {
+  jobs: Pick<Jobs, 'started' | 'boss'>,
+  { redis }: { redis: boolean },
+): ReadinessChecks {
   return {
     database: async () => {
       await database.ping()
       return { status: 'ok' }
     },
-    rateLimits: rateLimitReadiness(limiter),
+    jobs: jobsReadiness(jobs),
+    ...(redis ? { redis: rateLimitReadiness(limiter) } : {}),
+  }
+}
+
+/** The job queue's part of /readyz: started, and its tables answer a query. */
+export function jobsReadiness(jobs: Pick<Jobs, 'started' | 'boss'>) {
+  return async (): Promise<ReadinessCheck> => {
+    if (!jobs.started) return { status: 'unavailable', detail: 'job queue not started' }
+    if (!(await jobs.boss.isInstalled())) return { status: 'unavailable', detail: 'job queue not installed' }
+    return { status: 'ok', detail: 'job queue started' }
   }
 }
 

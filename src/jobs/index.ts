@@ -34,6 +34,8 @@ export interface Jobs {
   send<T extends object>(name: string, data: T, options?: SendOptions): Promise<string | null>
   /** pg-boss itself, for reads such as findJobs in tests and tooling. */
   readonly boss: PgBoss
+  /** True from the end of start() to stop(): workers are taking jobs. */
+  readonly started: boolean
 }
 
 export interface JobsDeps {
@@ -59,9 +61,14 @@ export function createJobs({ database, log, pollingIntervalSeconds = 2 }: JobsDe
 
   const definitions = new Map<string, JobDefinition>()
   let started = false
+  /** Between the end of start() and stop(): what /readyz reports. */
+  let running = false
 
   return {
     boss,
+    get started() {
+      return running
+    },
     define(definition) {
       if (started) throw new Error(`Job ${definition.name} defined after the queue started`)
       definitions.set(definition.name, definition as unknown as JobDefinition)
@@ -87,8 +94,10 @@ export function createJobs({ database, log, pollingIntervalSeconds = 2 }: JobsDe
         if (definition.cron) await boss.schedule(definition.name, definition.cron, {}, { tz: 'UTC' })
       }
       started = true
+      running = true
     },
     async stop(timeoutMs) {
+      running = false
       await boss.stop({ graceful: true, timeout: timeoutMs, close: true })
     },
     async send(name, data, options = {}) {

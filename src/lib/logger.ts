@@ -1,5 +1,6 @@
 import { DrizzleQueryError } from 'drizzle-orm/errors'
 import pino, { type Logger } from 'pino'
+import { PinoPretty } from 'pino-pretty'
 
 /** Never written to a log line, wherever they appear in a logged object. */
 export const REDACTED_PATHS = [
@@ -143,10 +144,31 @@ export function serializeError(value: unknown): unknown {
   return isErrorLike(value) ? serializeAt(value, 0) : value
 }
 
-/** JSON lines to stdout (or `destination`), secrets redacted. */
-export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
-  return pino(
-    { level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, serializers: { err: serializeError } },
-    destination,
-  )
+/** One JSON object per line, or readable lines for a person at a terminal. */
+export type LogFormat = 'json' | 'pretty'
+
+/**
+ * A logger writing to stdout (or `destination`), secrets redacted. `format` defaults to readable lines
+ * (pino-pretty, in this process) when it writes to a terminal, and JSON lines otherwise; redaction and the
+ * error serializer apply before either.
+ */
+export function createLogger(
+  level: string,
+  destination?: pino.DestinationStream,
+  format: LogFormat = destination === undefined && process.stdout.isTTY ? 'pretty' : 'json',
+): Logger {
+  const options = {
+    level,
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    serializers: { err: serializeError },
+  }
+  if (format === 'json') return pino(options, destination)
+  const pretty = PinoPretty({
+    destination: destination ?? 1,
+    sync: true,
+    colorize: destination === undefined && process.stdout.isTTY === true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname',
+  })
+  return pino(options, pretty)
 }

@@ -141,8 +141,8 @@ describe('limits while Redis is unreachable', () => {
     const ready = await offline.app.inject('/readyz')
     assert.equal(ready.statusCode, 200, 'the service answers')
     assert.equal(ready.json().status, 'degraded')
-    assert.equal(ready.json().checks.rateLimits.status, 'degraded')
-    assert.match(ready.json().checks.rateLimits.detail, /per instance/)
+    assert.equal(ready.json().checks.redis.status, 'degraded')
+    assert.match(ready.json().checks.redis.detail, /per instance/)
     assert.doesNotMatch(ready.body, new RegExp(String(port)), 'no address of the Redis server')
   })
 
