@@ -24,7 +24,6 @@ import { systemClock } from '../src/lib/clock.ts'
 import { badRequest } from '../src/lib/errors.ts'
 import { createLogger } from '../src/lib/logger.ts'
 import { ActivityList, ExportQuery, ListQuery } from '../src/platform/activity-log/schemas.ts'
-import { EXPORT_HEADER } from '../src/platform/activity-log/service.ts'
 import { buildPlatformApp } from '../src/platform/app.ts'
 import { createRateLimiterFor, migrateAll } from '../src/runtime.ts'
 import { BENCH_ACTION_TYPES, BENCH_WORDS, type ServerReady } from './activity-log-data.ts'
@@ -266,10 +265,9 @@ app.get(
       if (kind === 'list') {
         await services.activityLog.list(userId, filters)
       } else {
-        // The first batch of the export is enough: the others are the same statement with a cursor.
-        for await (const chunk of services.activityLog.exportCsv(userId, filters)) {
-          if (chunk !== EXPORT_HEADER) break
-        }
+        // The first batch of the export (read before it resolves) is enough: the others are the same
+        // statement with a cursor.
+        await services.activityLog.exportCsv(userId, filters)
       }
     } finally {
       capture = undefined

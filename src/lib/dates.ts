@@ -49,7 +49,10 @@ export function parseDateRange(
   if (bounds.from !== undefined) range.from = parseDateBound(fields.from, bounds.from)
   if (bounds.to !== undefined) {
     const to = parseDateBound(fields.to, bounds.to)
-    if (DATE_ONLY.test(bounds.to)) range.before = new Date(to.getTime() + DAY_MS)
+    const nextDay = new Date(to.getTime() + DAY_MS)
+    // The day after 9999-12-31 has no ISO 8601 spelling the database reads: its last moment bounds it instead.
+    if (DATE_ONLY.test(bounds.to) && nextDay.getUTCFullYear() <= 9999) range.before = nextDay
+    else if (DATE_ONLY.test(bounds.to)) range.until = new Date(nextDay.getTime() - 1)
     else range.until = to
   }
   return range

@@ -76,6 +76,11 @@ describe('parseDateRange', () => {
     assert.deepEqual(range, { before: new Date('2027-01-01T00:00:00Z') })
   })
 
+  it('a bare upper date of 9999-12-31 ends at its last moment, not at a year-10000 midnight', () => {
+    const range = parseDateRange({ to: '9999-12-31' }, FIELDS)
+    assert.deepEqual(range, { until: new Date('9999-12-31T23:59:59.999Z') })
+  })
+
   it('a date-time as the upper bound is inclusive (until), not before', () => {
     const range = parseDateRange({ from: '2026-11-01T08:00:00Z', to: '2026-11-01T18:00:00' }, FIELDS)
     assert.deepEqual(range, {

@@ -248,7 +248,9 @@ export function createActivityLogService({ db }: { db: Db }) {
           limit: Math.min(EXPORT_BATCH, ACTIVITY_EXPORT_MAX_ROWS - sent),
         })
       const csvOf = (batch: Awaited<ReturnType<typeof read>>) =>
-        batch.map((row) => csvRow([row.id, row.createdAt, row.actionType, row.action, row.status, row.summary])).join('')
+        batch
+          .map((row) => csvRow([row.id, row.createdAt, row.actionType, row.action, row.status, row.summary]))
+          .join('')
       // Keyset paging from after the newest possible row.
       const first = await read({ at: 'infinity', id: 'ffffffff-ffff-ffff-ffff-ffffffffffff' }, 0)
       const start = EXPORT_HEADER + csvOf(first)
