@@ -157,7 +157,11 @@ describe('directory accounts: errors', () => {
       payload: { email: email.toUpperCase(), password: 'another password', name: 'Someone Else' },
     })
     assert.equal(res.statusCode, 409)
-    assert.deepEqual(res.json(), { success: false, error: 'An account with this email already exists', code: 'EMAIL_TAKEN' })
+    assert.deepEqual(res.json(), {
+      success: false,
+      error: 'An account with this email already exists',
+      code: 'EMAIL_TAKEN',
+    })
   })
 
   for (const [label, payload, field] of [
@@ -197,7 +201,11 @@ describe('directory accounts: errors', () => {
     })
     assert.equal(wrong.statusCode, 401)
     assert.deepEqual(wrong.json(), unknown.json())
-    assert.deepEqual(wrong.json(), { success: false, error: 'Wrong email or password', code: 'INVALID_CREDENTIALS' })
+    assert.deepEqual(wrong.json(), {
+      success: false,
+      error: 'Wrong email or password',
+      code: 'INVALID_CREDENTIALS',
+    })
   })
 
   it('an inactive user cannot sign in, and their sessions stop working', async () => {
@@ -232,7 +240,11 @@ describe('directory accounts: cross-origin writes', () => {
     const { cookie } = await register()
     const res = await call('POST', '/api/auth/signout', { cookie, origin: null })
     assert.equal(res.statusCode, 403)
-    assert.deepEqual(res.json(), { success: false, error: 'Cross-origin request refused', code: 'CROSS_ORIGIN' })
+    assert.deepEqual(res.json(), {
+      success: false,
+      error: 'Cross-origin request refused',
+      code: 'CROSS_ORIGIN',
+    })
     assert.equal((await currentUser(cookie)).json().name, 'Grace Hopper', 'the session survives')
   })
 

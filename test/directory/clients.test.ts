@@ -8,7 +8,6 @@ import type { CrmSync } from '../../src/directory/clients/crm.ts'
 import { clientsModule } from '../../src/directory/clients/module.ts'
 import type { Client } from '../../src/directory/clients/schemas.ts'
 import { clientProfiles } from '../../src/directory/clients/tables.ts'
-import { checkAdminAuth } from '../helpers/admin-auth.ts'
 import {
   APP_ORIGIN,
   type DirectoryHarness,
@@ -85,26 +84,6 @@ const query = (params: Params) =>
       value === undefined ? [] : [[key, String(value)]],
     ),
   ).toString()
-
-describe('admin clients: security', () => {
-  it('every route answers 401 without a session and 403 for a non-admin', async () => {
-    const client = await createClient()
-    await checkAdminAuth(h, [
-      { method: 'GET', url: BASE },
-      { method: 'POST', url: BASE, payload: { email: uniqueEmail() } },
-      { method: 'GET', url: `${BASE}/stats` },
-      { method: 'GET', url: `${BASE}/dashboard` },
-      { method: 'GET', url: `${BASE}/advanced-search` },
-      { method: 'PUT', url: `${BASE}/bulk`, payload: { clients: [{ id: client.id, plan: 'premium' }] } },
-      { method: 'DELETE', url: `${BASE}/bulk`, payload: { clients: [{ id: client.id }] } },
-      { method: 'GET', url: `${BASE}/${client.id}` },
-      { method: 'PUT', url: `${BASE}/${client.id}`, payload: { plan: 'premium' } },
-      { method: 'DELETE', url: `${BASE}/${client.id}` },
-    ])
-    const still = await api('GET', `${BASE}/${client.id}`)
-    assert.equal(still.json().data.plan, 'free', 'no unauthorised call changed anything')
-  })
-})
 
 describe('admin clients: create', () => {
   it('answers 200 with the summary, defaults the display name to the email prefix, and makes a user', async () => {

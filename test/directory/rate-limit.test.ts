@@ -48,7 +48,11 @@ describe('rate limiting of sign-in and register', () => {
     assert.equal(denied.headers['x-ratelimit-limit'], '5')
     assert.equal(denied.headers['x-ratelimit-remaining'], '0')
     assert.ok(denied.headers['x-ratelimit-reset'])
-    assert.deepEqual(denied.json(), { success: false, error: 'Too many requests; try again in 900 seconds', code: 'RATE_LIMITED' })
+    assert.deepEqual(denied.json(), {
+      success: false,
+      error: 'Too many requests; try again in 900 seconds',
+      code: 'RATE_LIMITED',
+    })
   })
 
   it('a denied IP does not limit another IP', async () => {

@@ -91,9 +91,13 @@ export async function startPlatform(options: PlatformHarnessOptions = {}): Promi
     jobs,
     rateLimiter,
   })
-  options.extend?.(app)
-  await jobs.start()
-  await app.ready()
+  const close = async () => {
+    await app.close()
+    await jobs.stop(2000)
+    if (!options.rateLimiter) await rateLimiter.close()
+    if (!shared) await databases.close()
+  }
+  await startOrClose(app, jobs, options.extend, close)
   return {
     app,
     clock,
@@ -103,12 +107,7 @@ export async function startPlatform(options: PlatformHarnessOptions = {}): Promi
     activity,
     rateLimiter,
     emit: (event) => databases.platform.db.transaction((tx) => events.emit(event, { tx })),
-    async close() {
-      await app.close()
-      await jobs.stop(2000)
-      if (!options.rateLimiter) await rateLimiter.close()
-      if (!shared) await databases.close()
-    },
+    close,
   }
 }
 
@@ -137,9 +136,13 @@ export async function startDirectory(options: DirectoryHarnessOptions = {}): Pro
     jobs,
     rateLimiter,
   })
-  options.extend?.(app)
-  await jobs.start()
-  await app.ready()
+  const close = async () => {
+    await app.close()
+    await jobs.stop(2000)
+    if (!options.rateLimiter) await rateLimiter.close()
+    if (!shared) await databases.close()
+  }
+  await startOrClose(app, jobs, options.extend, close)
   return {
     app,
     clock,
@@ -158,12 +161,24 @@ export async function startDirectory(options: DirectoryHarnessOptions = {}): Pro
       })
       return sessionCookie(res)
     },
-    async close() {
-      await app.close()
-      await jobs.stop(2000)
-      if (!options.rateLimiter) await rateLimiter.close()
-      if (!shared) await databases.close()
-    },
+    close,
+  }
+}
+
+/** Registers the test's routes and starts; a failure (a route the app refuses) closes what was opened. */
+async function startOrClose(
+  app: App,
+  jobs: Jobs,
+  extend: ((app: App) => void) | undefined,
+  close: () => Promise<void>,
+) {
+  try {
+    extend?.(app)
+    await jobs.start()
+    await app.ready()
+  } catch (error) {
+    await close().catch(() => {})
+    throw error
   }
 }
 

@@ -1,0 +1,328 @@
+/**
+ * The access matrix: every live route of both services, read from the app's route catalog, is called the
+ * way its declared access level says it must refuse — anonymous, with forged credentials, as a signed-in
+ * non-admin, with an API key where only an access token may go, and (platform) as another account on the
+ * owner's resources. Each call also carries invalid params, query and body: the refusal must come first
+ * and reveal nothing of the schema. A route added with no level cannot start, so it cannot be missed.
+ */
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import type { LightMyRequestResponse } from 'fastify'
+import type { AccessLevel, RouteEntry } from '../../src/http/access.ts'
+import {
+  APP_ORIGIN,
+  type DirectoryHarness,
+  type PlatformHarness,
+  randomAddress,
+  sessionCookie,
+  startDirectory,
+  startPlatform,
+  uniqueEmail,
+} from '../helpers/apps.ts'
+
+let platform: PlatformHarness
+let directory: DirectoryHarness
+
+before(async () => {
+  ;[platform, directory] = await Promise.all([startPlatform(), startDirectory()])
+})
+after(async () => {
+  await Promise.all([platform?.close(), directory?.close()])
+})
+
+type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+
+/** The routes of an app a client can call (the test harness adds none). */
+const routesOf = (catalog: readonly RouteEntry[]) =>
+  catalog.filter((route) => route.method !== 'OPTIONS' && !route.url.startsWith('/docs'))
+
+/** A path with every parameter filled with `value`. */
+const fill = (url: string, value = 'x') => url.replace(/:[A-Za-z]+/g, value).replace('*', 'x')
+
+const hasBody = (method: string) => method === 'POST' || method === 'PUT' || method === 'PATCH'
+
+/**
+ * A request that is wrong in every part the route could validate: the access refusal must come before any
+ * of it is looked at.
+ */
+function invalidRequest(route: RouteEntry, headers: Record<string, string>) {
+  return {
+    method: route.method as Method,
+    url: `${fill(route.url, '%20not-an-id%20')}?limit=not-a-number&page=-5&status=bogus`,
+    headers: { ...headers, ...(hasBody(route.method) ? { 'content-type': 'application/json' } : {}) },
+    ...(hasBody(route.method) ? { payload: '{"name": 42, "email": false, "unexpected": [1, 2]}' } : {}),
+    remoteAddress: randomAddress(),
+  }
+}
+
+/** The refusal: status, code, and nothing of the route's schema. */
+function assertRefused(res: LightMyRequestResponse, status: number, code: string, label: string) {
+  assert.equal(res.statusCode, status, `${label}: ${res.body}`)
+  if (label.startsWith('HEAD ')) return
+  const body = res.json()
+  assert.equal(body.code, code, `${label}: code`)
+  assert.equal(body.details, undefined, `${label}: a refusal names no field`)
+}
+
+/** What each level answers, per service: a new level must be added here before it can be used. */
+const PLATFORM_LEVELS: readonly AccessLevel[] = ['public', 'jwt', 'jwt-or-api-key']
+const DIRECTORY_LEVELS: readonly AccessLevel[] = ['public', 'session', 'admin', 'admin-401']
+
+describe('access matrix: the platform', () => {
+  interface Account {
+    userId: string
+    token: string
+    apiKey: string
+    apiKeyId: string
+  }
+  let owner: Account
+  let stranger: Account
+  let member: Account
+  let workId: string
+  let activityId: string
+
+  const call = (options: {
+    method: string
+    url: string
+    token?: string
+    apiKey?: string
+    payload?: unknown
+  }) =>
+    platform.app.inject({
+      method: options.method as Method,
+      url: options.url,
+      headers: {
+        ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+        ...(options.apiKey ? { 'x-api-key': options.apiKey } : {}),
+      },
+      ...(options.payload === undefined ? {} : { payload: options.payload as object }),
+    })
+
+  async function account(): Promise<Account> {
+    const registered = await call({
+      method: 'POST',
+      url: '/api/auth/register',
+      payload: { email: uniqueEmail('matrix'), password: 'a good password' },
+    })
+    assert.equal(registered.statusCode, 201, registered.body)
+    const { user, accessToken } = registered.json()
+    const key = await call({
+      method: 'POST',
+      url: '/api/auth/api-keys',
+      token: accessToken,
+      payload: { name: 'matrix' },
+    })
+    assert.equal(key.statusCode, 200, key.body)
+    return { userId: user.id, token: accessToken, apiKey: key.json().key, apiKeyId: key.json().id }
+  }
+
+  before(async () => {
+    ;[owner, stranger, member] = await Promise.all([account(), account(), account()])
+    const work = await call({
+      method: 'POST',
+      url: '/api/works',
+      token: owner.token,
+      payload: { name: 'Owned' },
+    })
+    assert.equal(work.statusCode, 201, work.body)
+    workId = work.json().id
+    const me = await call({ method: 'GET', url: '/api/auth/me', token: member.token })
+    const shared = await call({
+      method: 'POST',
+      url: `/api/works/${workId}/members`,
+      token: owner.token,
+      payload: { email: me.json().email, role: 'editor' },
+    })
+    assert.equal(shared.statusCode, 201, shared.body)
+    const activity = await call({ method: 'GET', url: '/api/activity-log', token: owner.token })
+    activityId = activity.json().activities[0].id
+  })
+
+  it('every route declares a level the platform knows', () => {
+    const routes = routesOf(platform.app.routeCatalog)
+    assert.ok(routes.length >= 20, `the catalog lists the routes (${routes.length})`)
+    for (const route of routes) {
+      assert.ok(PLATFORM_LEVELS.includes(route.access), `${route.method} ${route.url}: ${route.access}`)
+    }
+  })
+
+  it('anonymous, a forged token and a forged key are 401 before any input is validated', async () => {
+    for (const route of routesOf(platform.app.routeCatalog)) {
+      if (route.access === 'public') continue
+      const label = `${route.method} ${route.url}`
+      const anonymous = await platform.app.inject(invalidRequest(route, {}))
+      assertRefused(anonymous, 401, 'UNAUTHORIZED', `${label} anonymous`)
+      const forged = await platform.app.inject(
+        invalidRequest(route, { authorization: 'Bearer forged.token.here' }),
+      )
+      assertRefused(forged, 401, 'INVALID_TOKEN', `${label} with a forged token`)
+      if (route.access === 'jwt-or-api-key') {
+        const key = await platform.app.inject(
+          invalidRequest(route, { 'x-api-key': `svc_live_${'0'.repeat(64)}` }),
+        )
+        assertRefused(key, 401, 'INVALID_API_KEY', `${label} with a forged key`)
+      }
+    }
+  })
+
+  it('routes for access tokens only refuse a valid API key with 403', async () => {
+    const jwtOnly = routesOf(platform.app.routeCatalog).filter((route) => route.access === 'jwt')
+    assert.ok(jwtOnly.length > 0)
+    for (const route of jwtOnly) {
+      const res = await platform.app.inject(invalidRequest(route, { 'x-api-key': stranger.apiKey }))
+      assertRefused(res, 403, 'API_KEY_NOT_ALLOWED', `${route.method} ${route.url} with an API key`)
+    }
+  })
+
+  it('public routes never ask who is calling', async () => {
+    for (const route of routesOf(platform.app.routeCatalog)) {
+      if (route.access !== 'public') continue
+      const res = await platform.app.inject(invalidRequest(route, {}))
+      assert.ok(![401, 403].includes(res.statusCode), `${route.method} ${route.url}: ${res.statusCode}`)
+    }
+  })
+
+  /**
+   * The owner's resource behind each path parameter, and a body valid enough to reach the ownership
+   * check. A new route with a parameter must say here what it names, or this test fails.
+   */
+  const OWNED: Record<string, () => { params: Record<string, string>; payload?: unknown }> = {
+    'GET /api/works/:id': () => ({ params: { id: workId } }),
+    'PATCH /api/works/:id': () => ({ params: { id: workId }, payload: { name: 'Taken over' } }),
+    'DELETE /api/works/:id': () => ({ params: { id: workId } }),
+    'GET /api/works/:id/members': () => ({ params: { id: workId } }),
+    'POST /api/works/:id/members': () => ({
+      params: { id: workId },
+      payload: { email: uniqueEmail('nobody'), role: 'viewer' },
+    }),
+    'PATCH /api/works/:id/members/:userId': () => ({
+      params: { id: workId, userId: member.userId },
+      payload: { role: 'viewer' },
+    }),
+    'DELETE /api/works/:id/members/:userId': () => ({ params: { id: workId, userId: member.userId } }),
+    'DELETE /api/auth/api-keys/:id': () => ({ params: { id: owner.apiKeyId } }),
+    'GET /api/activity-log/:id': () => ({ params: { id: activityId } }),
+  }
+
+  it("another account's resource is 404 on every route with a parameter, by token and by key", async () => {
+    const routes = routesOf(platform.app.routeCatalog).filter(
+      (route) => route.access !== 'public' && route.url.includes(':'),
+    )
+    for (const route of routes) {
+      const name = `${route.method === 'HEAD' ? 'GET' : route.method} ${route.url}`
+      const owned = OWNED[name]
+      assert.ok(owned, `${name}: add the owner's resource it names to OWNED`)
+      const { params, payload } = owned()
+      const url = route.url.replace(/:([A-Za-z]+)/g, (_, param: string) => params[param] ?? 'missing')
+      const credentials =
+        route.access === 'jwt'
+          ? [{ token: stranger.token }]
+          : [{ token: stranger.token }, { apiKey: stranger.apiKey }]
+      for (const credential of credentials) {
+        const res = await call({ method: route.method, url, payload, ...credential })
+        assert.equal(res.statusCode, 404, `${route.method} ${route.url} as another account: ${res.body}`)
+      }
+    }
+    // The owner's things are all still there.
+    const work = await call({ method: 'GET', url: `/api/works/${workId}`, token: owner.token })
+    assert.equal(work.json().name, 'Owned')
+    const members = await call({ method: 'GET', url: `/api/works/${workId}/members`, token: owner.token })
+    assert.deepEqual(
+      members.json().members.map((m: { userId: string; role: string }) => [m.userId, m.role]),
+      [
+        [owner.userId, 'owner'],
+        [member.userId, 'editor'],
+      ],
+    )
+    const keys = await call({ method: 'GET', url: '/api/auth/api-keys', token: owner.token })
+    assert.ok(
+      keys.json().some((key: { id: string }) => key.id === owner.apiKeyId),
+      keys.body,
+    )
+  })
+})
+
+describe('access matrix: the directory', () => {
+  let visitor: string
+
+  before(async () => {
+    const registered = await directory.app.inject({
+      method: 'POST',
+      url: '/api/auth/register',
+      remoteAddress: randomAddress(),
+      payload: { email: uniqueEmail('visitor'), password: 'a good password', name: 'A Visitor' },
+    })
+    visitor = sessionCookie(registered)
+  })
+
+  const withCookie = (cookie?: string): Record<string, string> => ({
+    origin: APP_ORIGIN,
+    ...(cookie ? { cookie } : {}),
+  })
+
+  it('every route declares a level the directory knows', () => {
+    const routes = routesOf(directory.app.routeCatalog)
+    assert.ok(routes.length >= 30, `the catalog lists the routes (${routes.length})`)
+    for (const route of routes) {
+      assert.ok(DIRECTORY_LEVELS.includes(route.access), `${route.method} ${route.url}: ${route.access}`)
+    }
+  })
+
+  it('anonymous and a forged cookie are 401, a non-admin 403 (401 where SPEC.md says), before any input', async () => {
+    for (const route of routesOf(directory.app.routeCatalog)) {
+      if (route.access === 'public') continue
+      const label = `${route.method} ${route.url}`
+      assertRefused(
+        await directory.app.inject(invalidRequest(route, withCookie())),
+        401,
+        'UNAUTHORIZED',
+        label,
+      )
+      const forged = await directory.app.inject(invalidRequest(route, withCookie('curio_session=forged')))
+      assertRefused(forged, 401, 'UNAUTHORIZED', `${label} with a forged cookie`)
+      if (route.access === 'session') continue
+      const nonAdmin = await directory.app.inject(invalidRequest(route, withCookie(visitor)))
+      if (route.access === 'admin') assertRefused(nonAdmin, 403, 'FORBIDDEN', `${label} as a non-admin`)
+      else assertRefused(nonAdmin, 401, 'UNAUTHORIZED', `${label} as a non-admin`)
+    }
+  })
+
+  it('public routes never ask who is calling', async () => {
+    for (const route of routesOf(directory.app.routeCatalog)) {
+      if (route.access !== 'public') continue
+      const res = await directory.app.inject(invalidRequest(route, withCookie()))
+      assert.ok(![401, 403].includes(res.statusCode), `${route.method} ${route.url}: ${res.statusCode}`)
+    }
+  })
+
+  it('the OpenAPI document shows the session security on every route that needs one', () => {
+    const document = directory.app.swagger() as {
+      paths: Record<string, Record<string, { security?: unknown[] }>>
+    }
+    for (const route of routesOf(directory.app.routeCatalog)) {
+      if (route.access === 'public' || route.method === 'HEAD') continue
+      const path = route.url.replace(/:([A-Za-z]+)/g, '{$1}')
+      const operation = document.paths[path]?.[route.method.toLowerCase()]
+      if (!operation) continue // hidden from the reference
+      assert.deepEqual(operation.security, [{ sessionCookie: [] }], `${route.method} ${route.url}`)
+    }
+  })
+})
+
+describe('access matrix: a route must declare its access', () => {
+  it('a route without a level stops the app from starting, naming the route', async () => {
+    await assert.rejects(
+      startPlatform({ extend: (app) => app.get('/test/undeclared', async () => ({ ok: true })) }),
+      /GET,HEAD \/test\/undeclared: no access level|GET \/test\/undeclared: no access level/,
+    )
+  })
+
+  it('a level the service does not have stops it too', async () => {
+    await assert.rejects(
+      startDirectory({
+        extend: (app) => app.get('/test/wrong', { config: { access: 'jwt' } }, async () => ({ ok: true })),
+      }),
+      /\/test\/wrong: unknown access level "jwt"/,
+    )
+  })
+})
