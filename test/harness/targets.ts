@@ -1,0 +1,222 @@
+import assert from 'node:assert/strict'
+import { eq } from 'drizzle-orm'
+import type { InjectOptions } from 'fastify'
+import { users } from '../../src/directory/accounts/tables.ts'
+import type { App } from '../../src/http/app.ts'
+import {
+  APP_ORIGIN,
+  type DirectoryHarness,
+  type PlatformHarness,
+  randomAddress,
+  sessionCookie,
+  startDirectory,
+  startPlatform,
+  uniqueEmail,
+} from '../helpers/apps.ts'
+import { type AnswerRules, directoryErrorShape, platformErrorShape } from './answers.ts'
+import type { FuzzRequest } from './requests.ts'
+import { type Answer, Pools } from './send.ts'
+
+/** A service under the harness: its app, its callers, and what it answers by specification. */
+export interface Target {
+  name: 'platform' | 'directory'
+  app: App
+  pools: Pools
+  /** Credential names with how often each sends a request; the first is anonymous. */
+  auths: readonly (readonly [string, number])[]
+  credentials(auth: string): Record<string, string>
+  errorShape: AnswerRules['errorShape']
+  prescribedServerError?: AnswerRules['prescribedServerError']
+  /** Makes sure the signed-in callers still are (a generated request may sign one out). */
+  refresh(): Promise<void>
+  afterAnswer?(request: FuzzRequest, answer: Answer): Promise<void>
+  close(): Promise<void>
+}
+
+const PASSWORD = 'a good password'
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
+// Rate limits would turn most of a long run into 429s; their own tests cover them.
+const env = { RATE_LIMIT_BYPASS_LOCALHOST: 'true' }
+
+/** Runs a target's setup, closing its harness if the setup fails. */
+async function closingOnFailure(h: { close(): Promise<void> }, setup: () => Promise<void>) {
+  try {
+    await setup()
+  } catch (error) {
+    await h.close()
+    throw error
+  }
+}
+
+async function ok(app: App, options: InjectOptions, pools?: Pools, path?: string) {
+  const res = await app.inject(options)
+  assert.ok(res.statusCode < 300, `${res.statusCode} ${res.body}`)
+  const body = res.body ? res.json() : undefined
+  if (pools && path) pools.harvest(path, body)
+  return { res, body }
+}
+
+/**
+ * The platform, with an owner signed in by /api/auth/login, their API key, and another account; a few
+ * works of each so generated ids hit real rows.
+ */
+export async function platformTarget(): Promise<Target> {
+  const h: PlatformHarness = await startPlatform({ env })
+  const { app } = h
+  const pools = new Pools()
+  const account = async () => {
+    const email = uniqueEmail('fuzz')
+    await ok(
+      app,
+      { method: 'POST', url: '/api/auth/register', payload: { email, password: PASSWORD } },
+      pools,
+      '/api/auth/register',
+    )
+    const { body } = await ok(app, {
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email, password: PASSWORD },
+    })
+    return body as { accessToken: string; user: { id: string } }
+  }
+  const credentials: Record<string, Record<string, string>> = {
+    anonymous: {},
+    'a forged token': bearer('eyJhbGciOiJIUzI1NiJ9.e30.forged'),
+    'an API key with NUL': { 'x-api-key': `svc_live_\u0000${'0'.repeat(63)}` },
+  }
+  await closingOnFailure(h, async () => {
+    const owner = await account()
+    const other = await account()
+    const { body: key } = await ok(app, {
+      method: 'POST',
+      url: '/api/auth/api-keys',
+      payload: { name: 'fuzz' },
+      headers: bearer(owner.accessToken),
+    })
+    pools.protect(key.id)
+    credentials['owner (JWT)'] = bearer(owner.accessToken)
+    credentials['owner (API key)'] = { 'x-api-key': key.key }
+    credentials['another account'] = bearer(other.accessToken)
+    for (const [token, name] of [
+      [owner.accessToken, 'Owned'],
+      [owner.accessToken, 'Shared'],
+      [other.accessToken, 'Theirs'],
+    ] as const) {
+      await ok(
+        app,
+        { method: 'POST', url: '/api/works', payload: { name }, headers: bearer(token) },
+        pools,
+        '/api/works',
+      )
+    }
+    await ok(
+      app,
+      { url: '/api/activity-log', headers: bearer(owner.accessToken) },
+      pools,
+      '/api/activity-log',
+    )
+  })
+  return {
+    name: 'platform',
+    app,
+    pools,
+    auths: [
+      ['anonymous', 2],
+      ['owner (JWT)', 6],
+      ['owner (API key)', 4],
+      ['another account', 2],
+      ['a forged token', 1],
+      ['an API key with NUL', 1],
+    ],
+    credentials: (auth) => credentials[auth] ?? {},
+    errorShape: platformErrorShape,
+    refresh: async () => {},
+    close: () => h.close(),
+  }
+}
+
+const GIT_PATH = '/api/admin/categories/git'
+
+/**
+ * The directory, with an admin and a signed-in member, both sending the app's Origin as the web app does.
+ */
+export async function directoryTarget(): Promise<Target> {
+  const h: DirectoryHarness = await startDirectory({ env })
+  const { app } = h
+  const pools = new Pools()
+  const credentials: Record<string, Record<string, string>> = {
+    anonymous: { origin: APP_ORIGIN },
+    'a forged cookie': { cookie: 'curio_session=forged', origin: APP_ORIGIN },
+    'a cookie with NUL': { cookie: 'curio_session=%00forged', origin: APP_ORIGIN },
+  }
+
+  async function signInAdmin() {
+    const cookie = await h.adminCookie()
+    credentials.admin = { cookie, origin: APP_ORIGIN }
+    const { body: viewer } = await ok(app, { url: '/api/current-user', headers: { cookie } })
+    const [admin] = await h.databases.directory.db
+      .select({ roleId: users.roleId })
+      .from(users)
+      .where(eq(users.id, viewer.id))
+    pools.protect(viewer.id, admin?.roleId ?? undefined)
+  }
+  async function signInMember() {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/auth/register',
+      remoteAddress: randomAddress(),
+      payload: { email: uniqueEmail('member'), password: PASSWORD, name: 'A Member' },
+    })
+    const cookie = sessionCookie(res)
+    credentials.member = { cookie, origin: APP_ORIGIN }
+    pools.protect(res.json().user?.id)
+  }
+  const stillAdmin = async () =>
+    (await app.inject({ url: '/api/admin/users/stats', headers: credentials.admin })).statusCode === 200
+  const stillMember = async () =>
+    (await app.inject({ url: '/api/current-user', headers: credentials.member })).json() !== null
+
+  await closingOnFailure(h, async () => {
+    await signInAdmin()
+    await signInMember()
+    for (const path of [
+      '/api/admin/users',
+      '/api/admin/roles',
+      '/api/admin/categories',
+      '/api/admin/clients',
+    ]) {
+      await ok(app, { url: path, headers: credentials.admin }, pools, path)
+    }
+  })
+
+  return {
+    name: 'directory',
+    app,
+    pools,
+    auths: [
+      ['anonymous', 2],
+      ['admin', 8],
+      ['member', 2],
+      ['a forged cookie', 1],
+      ['a cookie with NUL', 1],
+    ],
+    credentials: (auth) => credentials[auth] ?? {},
+    errorShape: directoryErrorShape,
+    // SPEC.md: the Git routes answer 500 while DATA_REPOSITORY or GIT_TOKEN is unset.
+    prescribedServerError: (request, answer, body) =>
+      request.path === GIT_PATH &&
+      answer.status === 500 &&
+      (body as { code?: unknown }).code === 'GIT_NOT_CONFIGURED',
+    refresh: async () => {
+      if (!(await stillAdmin())) await signInAdmin()
+      if (!(await stillMember())) await signInMember()
+    },
+    afterAnswer: async (request) => {
+      if (request.path === '/api/auth/signout') {
+        if (!(await stillAdmin())) await signInAdmin()
+        if (!(await stillMember())) await signInMember()
+      }
+    },
+    close: () => h.close(),
+  }
+}
