@@ -66,6 +66,36 @@ export const directoryErrorShape: ErrorShape = (body) => {
   return [...problems, ...detailsProblems(body.details)]
 }
 
+/** How much of a request an error may quote: a long path or value is cut, never repeated whole. */
+const QUOTE_MAX = 200
+
+const decoded = (text: string) => {
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    return text
+  }
+}
+
+/** Whether `message` holds a run of more than QUOTE_MAX characters of `source`. */
+function quotes(message: string, source: string): boolean {
+  if (message.length <= QUOTE_MAX || source.length <= QUOTE_MAX) return false
+  for (let start = 0; start + QUOTE_MAX < source.length && start < 50 * QUOTE_MAX; start += QUOTE_MAX / 2) {
+    if (message.includes(source.slice(start, start + QUOTE_MAX + 1))) return true
+  }
+  return false
+}
+
+function repeatedRequest(request: FuzzRequest, body: unknown): string[] {
+  if (!isObject(body) || !request.sent) return []
+  const sources = [request.sent.url, decoded(request.sent.url), request.sent.payload ?? '']
+  return (['message', 'error'] as const)
+    .filter(
+      (key) => typeof body[key] === 'string' && sources.some((source) => quotes(body[key] as string, source)),
+    )
+    .map((key) => `\`${key}\` repeats more than ${QUOTE_MAX} characters of the request`)
+}
+
 export interface AnswerRules {
   errorShape: ErrorShape
   /** The validator of a route's declared JSON answer for a status, if it declares one. */
@@ -119,7 +149,10 @@ export function problemsOf(request: FuzzRequest, answer: Answer, rules: AnswerRu
   if (!success) {
     if (!json) problems.push(`the error is ${type || 'untyped'}, not JSON`)
     else if (!json.ok) problems.push('the error body is not valid JSON')
-    else problems.push(...rules.errorShape(json.value, answer.status))
+    else {
+      problems.push(...rules.errorShape(json.value, answer.status))
+      problems.push(...repeatedRequest(request, json.value))
+    }
     return problems
   }
   const statuses = rules.declared(request.method, request.path)
