@@ -5,7 +5,7 @@ import { createInvalidatedCache, type InvalidatedCacheOptions } from '../../src/
 import { createNotifications, type Notifications, notify } from '../../src/db/notifications.ts'
 import { createManualClock } from '../../src/lib/clock.ts'
 import { createLogger } from '../../src/lib/logger.ts'
-import { createTestDatabases, TEST_DATABASE_URL, type TestDatabases } from '../helpers/database.ts'
+import { createTestDatabases, NEEDS_POSTGRES, type TestDatabases } from '../helpers/database.ts'
 
 let databases: TestDatabases
 before(async () => {
@@ -329,7 +329,7 @@ describe('invalidated cache', () => {
   })
 
   // Only a server connection can drop; the embedded database lives in this process.
-  if (TEST_DATABASE_URL) {
+  describe('on a Postgres server', NEEDS_POSTGRES, () => {
     it('while the listen connection is down the cache is off, and on again once it is back', async () => {
       await withNotifications(async (notifications) => {
         const channel = freshChannel()
@@ -383,5 +383,5 @@ describe('invalidated cache', () => {
         assert.equal(active, false, 'on while no notification could reach it')
       })
     })
-  }
+  })
 })

@@ -7,7 +7,7 @@ import { createPool, type ServiceDatabase, type ServiceName, serviceDatabase } f
 import { migrateService, migrationsFolder } from '../../src/db/migrate.ts'
 import { createLogger } from '../../src/lib/logger.ts'
 import { migrateAll } from '../../src/runtime.ts'
-import { createEmptyDatabase, TEST_DATABASE_URL } from '../helpers/database.ts'
+import { createEmptyDatabase, NEEDS_POSTGRES, race } from '../helpers/database.ts'
 
 const silentLog = createLogger('silent')
 
@@ -119,9 +119,11 @@ describe('migrateService', () => {
     assert.equal(roles[0]?.count, 2)
   })
 
-  // The advisory lock is Postgres-only: this runs in the suite's Postgres pass (TEST_DATABASE_URL).
-  if (TEST_DATABASE_URL)
-    it('two instances migrating the same fresh database at once both succeed, each migration applied once', async (t) => {
+  // The advisory lock is Postgres-only.
+  it(
+    race('two instances migrating the same fresh database at once both succeed, each migration applied once'),
+    NEEDS_POSTGRES,
+    async (t) => {
       const { source } = await emptyServices(t)
       assert.equal(source.kind, 'postgres')
       if (source.kind !== 'postgres') return
@@ -143,7 +145,8 @@ describe('migrateService', () => {
         sql`select count(*)::int as count from directory.roles`,
       )
       assert.equal(roles[0]?.count, 2)
-    })
+    },
+  )
 })
 
 describe('a freshly migrated database', () => {

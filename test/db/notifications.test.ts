@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test'
 import { sql } from 'drizzle-orm'
 import { createNotifications, type Notifications, notify } from '../../src/db/notifications.ts'
 import { createLogger } from '../../src/lib/logger.ts'
-import { createTestDatabases, TEST_DATABASE_URL, type TestDatabases } from '../helpers/database.ts'
+import { createTestDatabases, NEEDS_POSTGRES, type TestDatabases } from '../helpers/database.ts'
 
 let databases: TestDatabases
 before(async () => {
@@ -71,7 +71,7 @@ describe('notifications between instances', () => {
   })
 
   // Only a server connection can drop; the embedded database lives in this process.
-  if (TEST_DATABASE_URL) {
+  describe('on a Postgres server', NEEDS_POSTGRES, () => {
     it('a dropped connection runs onLost, the reconnection onReconnect, and notifications flow again', async () => {
       const notifications: Notifications = createNotifications(
         databases.directory.source,
@@ -107,7 +107,7 @@ describe('notifications between instances', () => {
         await notifications.close()
       }
     })
-  }
+  })
 })
 
 describe('handlers of one channel', () => {

@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test'
 import { eq } from 'drizzle-orm'
 import { categories } from '../../src/directory/categories/tables.ts'
 import { APP_ORIGIN, type DirectoryHarness, startDirectory } from '../helpers/apps.ts'
+import { race } from '../helpers/database.ts'
 
 let h: DirectoryHarness
 let admin: string
@@ -303,7 +304,7 @@ describe('admin categories: errors', () => {
     assert.equal(res.statusCode, 409)
   })
 
-  it('concurrent creates of one name: one 201, the rest 409', async () => {
+  it(race('concurrent creates of one name: one 201, the rest 409'), async () => {
     const name = uniqueName('Race')
     const results = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>

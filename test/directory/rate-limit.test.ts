@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { type DirectoryHarness, randomAddress, startDirectory, uniqueEmail } from '../helpers/apps.ts'
-import { TEST_REDIS_URL } from '../helpers/database.ts'
+import { NEEDS_REDIS } from '../helpers/database.ts'
 
 const FIFTEEN_MINUTES = 15 * 60_000
 
@@ -125,28 +125,26 @@ describe('rate limiting with RATE_LIMIT_BYPASS_LOCALHOST and TRUST_PROXY', () =>
   })
 })
 
-// Runs in the Redis pass of the suite (TEST_REDIS_URL), where instances share windows.
-if (TEST_REDIS_URL)
-  describe('rate limiting shared across instances through Redis', () => {
-    let first: DirectoryHarness
-    let second: DirectoryHarness
-    before(async () => {
-      const rateLimitPrefix = `curio-test:${randomBytes(6).toString('hex')}:`
-      first = await startDirectory({ rateLimitPrefix })
-      second = await startDirectory({ rateLimitPrefix })
-      second.clock.set(first.clock.nowMs())
-    })
-    after(async () => {
-      await first.close()
-      await second.close()
-    })
-
-    it('two instances count one window', async () => {
-      const ip = randomAddress()
-      for (let attempt = 0; attempt < 3; attempt++) assert.equal((await signin(first, ip)).statusCode, 401)
-      assert.equal((await signin(second, ip)).headers['x-ratelimit-remaining'], '1')
-      assert.equal((await signin(second, ip)).statusCode, 401)
-      assert.equal((await signin(first, ip)).statusCode, 429)
-      assert.equal((await signin(second, ip)).statusCode, 429)
-    })
+describe('rate limiting shared across instances through Redis', NEEDS_REDIS, () => {
+  let first: DirectoryHarness
+  let second: DirectoryHarness
+  before(async () => {
+    const rateLimitPrefix = `curio-test:${randomBytes(6).toString('hex')}:`
+    first = await startDirectory({ rateLimitPrefix })
+    second = await startDirectory({ rateLimitPrefix })
+    second.clock.set(first.clock.nowMs())
   })
+  after(async () => {
+    await first.close()
+    await second.close()
+  })
+
+  it('two instances count one window', async () => {
+    const ip = randomAddress()
+    for (let attempt = 0; attempt < 3; attempt++) assert.equal((await signin(first, ip)).statusCode, 401)
+    assert.equal((await signin(second, ip)).headers['x-ratelimit-remaining'], '1')
+    assert.equal((await signin(second, ip)).statusCode, 401)
+    assert.equal((await signin(first, ip)).statusCode, 429)
+    assert.equal((await signin(second, ip)).statusCode, 429)
+  })
+})

@@ -11,6 +11,7 @@ import {
   startDirectory,
   uniqueEmail,
 } from '../helpers/apps.ts'
+import { race } from '../helpers/database.ts'
 
 const BASE = '/api/admin/users'
 const PASSWORD = 'a good password'
@@ -446,7 +447,7 @@ describe('admin users: errors', () => {
 })
 
 describe('admin users: races', () => {
-  it('concurrent creates of one username in two cases: one 201, one 400', async () => {
+  it(race('concurrent creates of one username in two cases: one 201, one 400'), async () => {
     const name = `racer_${tag()}`
     const answers = await Promise.all([
       api('POST', BASE, newUser({ username: name })),

@@ -12,6 +12,25 @@ const silentLog = createLogger('silent')
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL || undefined
 
+/**
+ * Options of a test or suite that needs a Postgres server (a second connection, a dropped one, advisory
+ * locks): on the embedded run it shows as skipped, saying why, instead of vanishing.
+ */
+export const NEEDS_POSTGRES = {
+  skip: TEST_DATABASE_URL ? false : 'needs a Postgres server: runs when TEST_DATABASE_URL is set, as in CI',
+}
+
+/** Options of a test or suite that needs Redis: skipped, saying why, without TEST_REDIS_URL. */
+export const NEEDS_REDIS = {
+  skip: TEST_REDIS_URL ? false : 'needs Redis: runs when TEST_REDIS_URL is set, as in CI',
+}
+
+/**
+ * The name of a test of a race. Races are run on both databases, but only Postgres runs connections
+ * really at once (PGlite serialises them): CI's Postgres pass is where they prove something.
+ */
+export const race = (name: string) => `race: ${name}`
+
 export interface TestDatabases extends Databases {
   source: DatabaseSource
   /** A connection URL for processes started by the test (Postgres only). */

@@ -18,6 +18,7 @@ import {
   type RateLimitResult,
   type RateLimitStore,
 } from '../../src/lib/rate-limiter.ts'
+import { NEEDS_REDIS, TEST_REDIS_URL } from '../helpers/database.ts'
 
 // Far from real time on purpose: the Redis store must not depend on the server's clock.
 const START = Date.UTC(2031, 0, 1)
@@ -365,9 +366,9 @@ describe('failover rate-limit store', () => {
   })
 })
 
-const redisUrl = process.env.TEST_REDIS_URL
+const redisUrl = TEST_REDIS_URL ?? ''
 
-if (redisUrl) {
+describe('on Redis', NEEDS_REDIS, () => {
   let redis: Redis
   before(() => {
     redis = new Redis(redisUrl)
@@ -558,4 +559,4 @@ if (redisUrl) {
       assert.match(limiter.health().lastError ?? '', /timed out/i)
     })
   })
-}
+})

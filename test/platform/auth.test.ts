@@ -4,6 +4,7 @@ import { eq } from 'drizzle-orm'
 import { SignJWT } from 'jose'
 import { refreshTokens, users } from '../../src/platform/auth/tables.ts'
 import { startPlatform, uniqueEmail } from '../helpers/apps.ts'
+import { race } from '../helpers/database.ts'
 
 type Harness = Awaited<ReturnType<typeof startPlatform>>
 let h: Harness
@@ -202,7 +203,7 @@ describe('platform accounts: security', () => {
     assert.equal((await post('/api/auth/refresh', { refreshToken: other.refreshToken })).statusCode, 200)
   })
 
-  it('two concurrent refreshes of one token yield at most one new pair', async () => {
+  it(race('two concurrent refreshes of one token yield at most one new pair'), async () => {
     const { refreshToken } = await register()
     const answers = await Promise.all([
       post('/api/auth/refresh', { refreshToken }),

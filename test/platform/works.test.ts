@@ -6,6 +6,7 @@ import { activityLog } from '../../src/platform/activity-log/tables.ts'
 import type { EventOf } from '../../src/platform/events.ts'
 import { workMembers } from '../../src/platform/works/tables.ts'
 import { type PlatformHarness, startPlatform, uniqueEmail } from '../helpers/apps.ts'
+import { race } from '../helpers/database.ts'
 
 let h: PlatformHarness
 const workCreated: EventOf<'WorkCreated'>[] = []
@@ -253,6 +254,21 @@ describe('platform works: happy path', () => {
     assert.ok(updated, 'the work.updated entry is kept')
     assert.equal(updated.workId, null)
     assert.ok(rows.every((row) => row.workId === null))
+  })
+
+  it(race('two deletes of one work at once: one 204, one 404, and one work_deleted row'), async () => {
+    const owner = await account()
+    const work = await createWork(owner, { name: 'Deleted twice' })
+    const answers = await Promise.all([
+      call(owner, 'DELETE', `/api/works/${work.id}`),
+      call(owner, 'DELETE', `/api/works/${work.id}`),
+    ])
+    assert.deepEqual(answers.map((res) => res.statusCode).sort(), [204, 404])
+    const rows = await h.databases.platform.db
+      .select()
+      .from(activityLog)
+      .where(and(eq(activityLog.userId, owner.id), eq(activityLog.actionType, 'work_deleted')))
+    assert.equal(rows.length, 1)
   })
 
   it('members list the owner first, then members in the order they joined', async () => {
@@ -562,7 +578,7 @@ describe('platform works: security', () => {
     }
   })
 
-  it('two concurrent creates with the same slug: one 201, one 409', async () => {
+  it(race('two concurrent creates with the same slug: one 201, one 409'), async () => {
     const owner = await account()
     const answers = await Promise.all([
       call(owner, 'POST', '/api/works', { name: 'Race A', slug: 'race' }),
@@ -572,7 +588,7 @@ describe('platform works: security', () => {
     assertError(answers.find((res) => res.statusCode === 409)!, 409, 'SLUG_TAKEN')
   })
 
-  it('concurrent creates of one name each get their own derived slug', async () => {
+  it(race('concurrent creates of one name each get their own derived slug'), async () => {
     const owner = await account()
     const answers = await Promise.all(
       [1, 2, 3].map(() => call(owner, 'POST', '/api/works', { name: 'Busy Name' })),
