@@ -17,7 +17,7 @@ import { send } from './send.ts'
 import { directoryTarget, platformTarget, type Target } from './targets.ts'
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122)
-const RUNS = Number(process.env.FUZZ_RUNS ?? 2400)
+const RUNS = Number(process.env.FUZZ_RUNS ?? 2000)
 const RUNS_PER_SERVICE = Math.max(1, Math.round(RUNS / 2))
 /** Credentials are checked again after this many requests: a generated request may sign the admin out. */
 const REFRESH_EVERY = 50
