@@ -15,7 +15,6 @@ import Fastify, {
   type RawServerDefault,
 } from 'fastify'
 import type { Logger } from 'pino'
-import { Type } from 'typebox'
 import type { TrustProxy } from '../config.ts'
 import { VERSION } from '../lib/version.ts'
 import { type AccessRules, accessHook, allowedMethods, type RouteEntry } from './access.ts'
@@ -23,6 +22,7 @@ import { type CorsSettings, corsPolicy, registerCors } from './cors.ts'
 import { addEdgeKeywords, withEdgeRules } from './edge-values.ts'
 import { clientErrorAnswer, fieldLocator, type PublicError, toPublicError } from './errors.ts'
 import { LazyRequestLogger } from './request-logger.ts'
+import { described, HealthAnswer, NotReadyAnswer, ReadyAnswer, RootAnswer } from './schemas.ts'
 
 export type App = FastifyInstance<
   RawServerDefault,
@@ -93,63 +93,6 @@ const SECURITY_HEADERS = {
   'x-permitted-cross-domain-policies': 'none',
 } as const
 
-const HealthBody = Type.Object({ status: Type.String({ examples: ['ok'] }) })
-
-const ReadinessCheckBody = Type.Object({
-  status: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('unavailable')]),
-  detail: Type.Optional(Type.String()),
-})
-
-const ReadinessBody = Type.Object({
-  status: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('unavailable')], {
-    examples: ['ok'],
-  }),
-  checks: Type.Object(
-    {
-      database: ReadinessCheckBody,
-      jobs: ReadinessCheckBody,
-      redis: Type.Optional(ReadinessCheckBody),
-    },
-    {
-      examples: [
-        {
-          database: { status: 'ok' },
-          jobs: { status: 'ok', detail: 'job queue started' },
-          redis: {
-            status: 'degraded',
-            detail: 'Redis unreachable since 2025-01-01T12:00:00.000Z: limits are counted per instance',
-          },
-        },
-      ],
-    },
-  ),
-})
-
-const RootBody = Type.Object(
-  {
-    name: Type.String(),
-    service: Type.String(),
-    version: Type.String(),
-    links: Type.Object({
-      docs: Type.String(),
-      openapi: Type.String(),
-      health: Type.String(),
-      ready: Type.String(),
-    }),
-  },
-  {
-    description: 'The service, its version, and where its reference and probes are',
-    examples: [
-      {
-        name: 'Curio platform API',
-        service: 'platform',
-        version: '0.1.0',
-        links: { docs: '/docs', openapi: '/openapi.json', health: '/healthz', ready: '/readyz' },
-      },
-    ],
-  },
-)
-
 const validatorPool = AjvCompiler()
 
 const AJV_OPTIONS = {
@@ -178,9 +121,14 @@ const PATH_IN_MESSAGE = 120
  */
 function buildValidators(externalSchemas: Record<string, AnySchema>) {
   // Every schema gets the edge rules (no NUL, integers in range, real dates): see edge-values.ts.
-  const shared = Object.fromEntries(Object.entries(externalSchemas).map(([id, schema]) => [id, withEdgeRules(schema)]))
+  const shared = Object.fromEntries(
+    Object.entries(externalSchemas).map(([id, schema]) => [id, withEdgeRules(schema)]),
+  )
   const onCreate = addEdgeKeywords
-  const coercing = validatorPool(shared, { customOptions: { ...AJV_OPTIONS, coerceTypes: 'array' }, onCreate })
+  const coercing = validatorPool(shared, {
+    customOptions: { ...AJV_OPTIONS, coerceTypes: 'array' },
+    onCreate,
+  })
   const exact = validatorPool(shared, { customOptions: { ...AJV_OPTIONS, coerceTypes: false }, onCreate })
   // The pool's typings describe ajv's compile; at run time it takes Fastify's route definition.
   type Compile = (route: { schema: unknown; httpPart?: string }) => unknown
@@ -327,11 +275,13 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
           }),
         )
     }
-    return reply
-      .code(404)
-      .send(
-        options.renderError({ status: 404, code: 'NOT_FOUND', message: `Route ${req.method} ${shown} not found` }),
-      )
+    return reply.code(404).send(
+      options.renderError({
+        status: 404,
+        code: 'NOT_FOUND',
+        message: `Route ${req.method} ${shown} not found`,
+      }),
+    )
   })
 
   await app.register(swagger, {
@@ -341,6 +291,11 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
       components: { securitySchemes: options.securitySchemes },
       tags: [{ name: 'health', description: 'Liveness and readiness probes' }, ...options.tags],
     },
+    // Shared schemas (the error bodies) appear in components under their $id, not as `def-0`.
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) =>
+        typeof json.$id === 'string' ? json.$id : `def-${i}`,
+    },
   })
   await app.register(swaggerUi, {
     routePrefix: '/docs',
@@ -348,6 +303,7 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
     // The reference is also served over plain HTTP on local instances.
     transformStaticCSP: (header) => header.replace(/\s*upgrade-insecure-requests;?/, ''),
     uiConfig: { url: '/openapi.json', deepLinking: true, docExpansion: 'list' },
+    theme: { title: `${options.title} reference` },
   })
   // Before the access hook: the plugin's catch-all OPTIONS route answers preflights only, in `onRequest`.
   await registerCors(app, corsPolicy(options.cors, options.service))
@@ -373,7 +329,7 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
         tags: ['health'],
         summary: 'About this service',
         description: 'Names the service and its version, and links to its reference, document and probes.',
-        response: { 200: RootBody },
+        response: { 200: described(RootAnswer, 'About this service', root) },
       },
     },
     async () => root,
@@ -386,7 +342,7 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
         tags: ['health'],
         summary: 'Liveness',
         description: 'Answers while the process serves requests.',
-        response: { 200: HealthBody },
+        response: { 200: HealthAnswer },
       },
     },
     async () => ({ status: 'ok' }),
@@ -403,7 +359,7 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
           'checked: `database` (a query), `jobs` (the job queue is started and its tables answer) and, ' +
           'with `REDIS_URL` set, `redis` (the shared rate-limit store). `degraded` (still 200) means the ' +
           'service answers on a fallback: Redis unreachable, rate limits counted per instance.',
-        response: { 200: ReadinessBody, 503: ReadinessBody },
+        response: { 200: ReadyAnswer, 503: NotReadyAnswer },
       },
     },
     async (req, reply) => {

@@ -1,5 +1,7 @@
-import { type TSchema, Type } from 'typebox'
+import { STATUS_CODES } from 'node:http'
+import { type Static, type TObject, type TProperties, type TSchema, Type } from 'typebox'
 import { DATE_FILTER_PATTERN } from '../lib/dates.ts'
+import { ERROR_CODES, type ErrorCode } from '../lib/error-codes.ts'
 
 /** A timestamp in an answer: services return Dates, the serializer writes ISO 8601 strings. */
 export const Timestamp = Type.Unsafe<Date | string>(
@@ -12,20 +14,20 @@ export const NullableTimestamp = Type.Unsafe<Date | string | null>({
   examples: ['2026-11-22T10:00:00.000Z'],
 })
 
+/** One failing field of a 400, named with where it was sent. */
+export interface FieldIssue {
+  field: string
+  message: string
+}
+
 /** `details` of a 400: every failing field with where it was sent. */
 export const FieldIssues = Type.Array(
   Type.Object({
     field: Type.String({ examples: ['body.name'] }),
-    message: Type.String({ examples: ['must NOT have fewer than 1 characters'] }),
+    message: Type.String({ examples: ['must be at least 2 characters long'] }),
   }),
   { description: 'the failing fields of a 400' },
 )
-
-/** A service's `errors(400, 401, …)`: response entries for the error statuses a route can answer. */
-export function errorResponses<T extends TSchema>(body: T) {
-  return (...statuses: number[]): Record<number, T> =>
-    Object.fromEntries(statuses.map((status) => [status, body]))
-}
 
 /** An email address as accounts take it: compared and stored lower-cased. */
 export const EmailAddress = Type.String({ format: 'email', maxLength: 254, examples: ['ada@example.com'] })
@@ -42,4 +44,286 @@ export const DateFilter = (description: string) =>
   })
 
 /** The answer of a route that answers 204. */
-export const NoContent = Type.Null({ description: 'done' })
+export const NoContent = Type.Null({ description: 'Done: no body' })
+
+/** A copy of a schema (TypeBox's hidden kind kept) with `changes` applied. */
+function withOptions<T extends TSchema>(schema: T, changes: Record<string, unknown>): T {
+  const copy = Object.create(Object.getPrototypeOf(schema), Object.getOwnPropertyDescriptors(schema))
+  return Object.assign(copy, changes) as T
+}
+
+/**
+ * A body as one route answers it: the shared schema with this route's description (the response's title in
+ * the reference: 'The created work') and, when given, its own example.
+ */
+export function described<T extends TSchema>(schema: T, description: string, example?: Static<T>): T {
+  return withOptions(schema, example === undefined ? { description } : { description, examples: [example] })
+}
+
+/**
+ * A querystring's schema: a field with a `default` is optional to send, and so not `required` in the
+ * document, while handlers still see it set (validation fills the default in first).
+ */
+export function Query<P extends TProperties>(properties: P, options?: Record<string, unknown>): TObject<P> {
+  const schema = Type.Object(properties, options)
+  const raw = schema as unknown as { required?: string[] }
+  const required = (raw.required ?? []).filter(
+    (key) => (properties[key] as { default?: unknown }).default === undefined,
+  )
+  if (required.length > 0) raw.required = required
+  else delete raw.required
+  return schema
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Error answers: `errors(400, 401, [404, 'WORK_NOT_FOUND'])`.
+
+/** One error answer a route documents: a code of ERROR_CODES, with its message (and `details` for a 400). */
+export interface ErrorExample {
+  code: ErrorCode
+  message: string
+  details?: readonly FieldIssue[]
+}
+
+/** A code as shorthand for its usual example, or an example of the route's own. */
+export type ErrorCase = ErrorCode | ErrorExample
+
+/** A status alone (its usual code), or a status with the codes the route answers it with. */
+export type ErrorSpec = number | readonly [number, ...ErrorCase[]]
+
+/** An error of a service, as its error handler renders it. */
+export type RenderError = (error: ErrorExample & { status: number }) => unknown
+
+/** A 400 for one invalid field: `invalidField('query.limit', 'must be at most 100')`. */
+export const invalidField = (field: string, message: string): ErrorExample => ({
+  code: 'VALIDATION_ERROR',
+  message: `${field} ${message}`,
+  details: [{ field, message }],
+})
+
+/** What each status means to a caller, said first in its description. */
+const STATUS_MEANINGS: Record<number, string> = {
+  400: 'Invalid input: `details` names each failing field and what it must be',
+  401: 'Not authenticated',
+  403: 'Not allowed',
+  404: 'Not found',
+  409: 'Conflicts with the current state',
+  413: 'The body is too large',
+  415: 'The body is not JSON',
+  429: 'Too many requests: `Retry-After` says how many seconds to wait',
+  500: 'Failed on the server',
+  502: 'The Git host failed',
+  503: 'Not ready',
+}
+
+/** The code a status is answered with when a route names none. */
+const USUAL_CODES: Record<number, ErrorCode> = {
+  400: 'VALIDATION_ERROR',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  409: 'CONFLICT',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'RATE_LIMITED',
+  500: 'INTERNAL_ERROR',
+  503: 'SERVICE_UNAVAILABLE',
+}
+
+/** The usual example of a code: the message the services send with it. */
+const EXAMPLES: Partial<Record<ErrorCode, Omit<ErrorExample, 'code'>>> = {
+  VALIDATION_ERROR: invalidField('body.name', 'must be at least 2 characters long'),
+  INVALID_JSON: { message: 'Request body is not valid JSON' },
+  UNAUTHORIZED: { message: 'Authentication required' },
+  FORBIDDEN: { message: 'Forbidden' },
+  CROSS_ORIGIN: { message: 'Cross-origin request refused' },
+  PAYLOAD_TOO_LARGE: { message: 'Request body is too large' },
+  UNSUPPORTED_MEDIA_TYPE: { message: 'Unsupported content type: send application/json' },
+  RATE_LIMITED: { message: 'Too many requests; try again in 840 seconds' },
+  INTERNAL_ERROR: { message: 'Internal server error' },
+  SERVICE_UNAVAILABLE: { message: 'Service Unavailable' },
+  INVALID_CREDENTIALS: { message: 'Wrong email or password' },
+  INVALID_TOKEN: { message: 'Invalid or expired access token' },
+  INVALID_REFRESH_TOKEN: { message: 'Invalid refresh token' },
+  REFRESH_TOKEN_EXPIRED: { message: 'Refresh token expired' },
+  REFRESH_TOKEN_REUSED: { message: 'Refresh token was already used; this login has been signed out' },
+  INVALID_API_KEY: { message: 'Invalid, expired or revoked API key' },
+  ACCOUNT_GONE: { message: 'This account no longer exists' },
+  API_KEY_NOT_ALLOWED: { message: 'API keys cannot manage API keys or passwords: use an access token' },
+  WRONG_PASSWORD: invalidField('body.currentPassword', 'is wrong'),
+  EMAIL_TAKEN: { message: 'An account with this email already exists' },
+  API_KEY_LIMIT: { message: 'At most 10 API keys per user' },
+  API_KEY_NOT_FOUND: { message: 'API key not found' },
+  WORK_NOT_FOUND: { message: 'Work not found' },
+  WORK_EDIT_FORBIDDEN: { message: 'You may not change this work' },
+  WORK_OWNER_REQUIRED: { message: 'Only the owner may do this' },
+  SLUG_TAKEN: { message: 'You already have a work with the slug "cafe-guide"' },
+  USER_NOT_FOUND: { message: 'User not found' },
+  ALREADY_OWNER: { message: 'This account owns the work' },
+  ALREADY_MEMBER: { message: 'This account is already a member of the work' },
+  MEMBER_NOT_FOUND: { message: 'Member not found' },
+  ACTIVITY_NOT_FOUND: { message: 'Activity entry not found' },
+  ACCOUNT_INACTIVE: { message: 'This account is inactive' },
+  USERNAME_TAKEN: { message: 'This username is already taken' },
+  SELF_DELETION: { message: 'You cannot delete your own account' },
+  ROLE_NOT_FOUND: { message: 'Role not found' },
+  ROLE_EXISTS: { message: 'A role named "Content editor" already exists' },
+  ADMIN_ROLE_PROTECTED: { message: 'The admin role cannot be deleted' },
+  INVALID_PERMISSIONS: {
+    message: 'Invalid permissions: items.fly',
+    details: [{ field: 'body.permissions', message: 'unknown permissions: items.fly' }],
+  },
+  CLIENT_NOT_FOUND: { message: 'Client not found' },
+  CLIENT_EXISTS: { message: 'A client with this email already exists' },
+  CATEGORY_NOT_FOUND: { message: 'Category not found' },
+  CATEGORY_ID_EXISTS: { message: 'A category with the id "ai-tools" already exists; give another id' },
+  CATEGORY_NAME_EXISTS: { message: 'A category with this name already exists' },
+  UNKNOWN_CATEGORY_IDS: {
+    message: 'Unknown category ids: robots',
+    details: [{ field: 'body.categoryIds', message: 'no category has the id "robots"' }],
+  },
+  GIT_NOT_CONFIGURED: { message: 'Data repository or Git token not configured' },
+  GIT_HOST_ERROR: { message: 'The Git host could not be reached while reading the repository' },
+  GIT_AUTH_FAILED: { message: 'The Git host refused the token' },
+  GIT_REPO_NOT_FOUND: { message: 'The data repository was not found on the Git host' },
+  GIT_FILE_INVALID: { message: 'categories.json in the data repository is not a JSON array of {id, name}' },
+  GIT_FILE_CHANGED: { message: 'categories.json kept changing in the data repository; try again' },
+}
+
+/** What a 429 answer carries besides its body (every answer of a limited route has the X-RateLimit ones). */
+const RATE_LIMIT_HEADERS = {
+  'Retry-After': { type: 'integer', description: 'seconds until the window resets', examples: [840] },
+  'X-RateLimit-Limit': { type: 'integer', description: 'requests allowed per window', examples: [5] },
+  'X-RateLimit-Remaining': { type: 'integer', description: 'requests left in the window', examples: [0] },
+  'X-RateLimit-Reset': {
+    type: 'integer',
+    description: 'when the window resets, in Unix seconds',
+    examples: [1795860000],
+  },
+}
+
+/**
+ * A service's `errors(…)`: the response entries of the error statuses a route can answer, each with its
+ * own description and examples in the service's shape, all referring to the one error schema (`$id`).
+ *
+ * - `errors(401, 403)`: a status answers with its usual code (`UNAUTHORIZED`, `FORBIDDEN`, …).
+ * - `errors([404, 'WORK_NOT_FOUND'])`: the codes the route answers that status with, one example each.
+ * - `errors([400, 'ALREADY_OWNER'])`: a 400 always documents `VALIDATION_ERROR` first, then the codes named.
+ * - `errors([400, invalidField('query.limit', 'must be at most 100')])`, `errors([409, { code, message }])`:
+ *   an example of the route's own.
+ *
+ * A 429 declares the rate-limit headers. `serviceExamples` gives a code the message this service sends with
+ * it. The entries are typed as the error schema, as the handlers see it.
+ */
+export function errorResponses<T extends TSchema & { $id?: string }>(
+  body: T,
+  render: RenderError,
+  serviceExamples: Partial<Record<ErrorCode, Omit<ErrorExample, 'code'>>> = {},
+) {
+  const id = body.$id
+  if (!id) throw new Error('An error schema needs an $id: it is shared by every error answer')
+  const exampleOf = (entry: ErrorCase): ErrorExample => {
+    if (typeof entry !== 'string') return entry
+    return {
+      code: entry,
+      ...(serviceExamples[entry] ?? EXAMPLES[entry] ?? { message: ERROR_CODES[entry][1] }),
+    }
+  }
+  return (...specs: ErrorSpec[]): Record<number, T> => {
+    const entries: Record<number, unknown> = {}
+    for (const spec of specs) {
+      const [status, ...named] = typeof spec === 'number' ? [spec] : spec
+      const cases = named.map(exampleOf)
+      if (status === 400 && !cases.some((example) => example.code === 'VALIDATION_ERROR')) {
+        cases.unshift(exampleOf('VALIDATION_ERROR'))
+      }
+      const usual = USUAL_CODES[status]
+      if (cases.length === 0) {
+        if (!usual)
+          throw new Error(`errors(${status}): name the codes it answers with, as [${status}, 'CODE']`)
+        cases.push(exampleOf(usual))
+      }
+      const examples: Record<string, { summary: string; value: unknown }> = {}
+      for (const example of cases) {
+        let key: string = example.code
+        for (let n = 2; key in examples; n++) key = `${example.code}_${n}`
+        examples[key] = { summary: ERROR_CODES[example.code][1], value: render({ status, ...example }) }
+      }
+      const codes = [...new Set(cases.map((example) => example.code))]
+      const meaning = STATUS_MEANINGS[status] ?? STATUS_CODES[status] ?? 'Error'
+      entries[status] = {
+        description: `${meaning}. ${codes.map((code) => `\`${code}\`: ${ERROR_CODES[code][1]}`).join(' ')}`,
+        ...(status === 429 ? { headers: RATE_LIMIT_HEADERS } : {}),
+        content: { 'application/json': { schema: Type.Ref(id), examples } },
+      }
+    }
+    return entries as Record<number, T>
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The probes every service answers.
+
+const ReadinessStatus = Type.Enum(['ok', 'degraded', 'unavailable'])
+
+const ReadinessCheckBody = Type.Object({ status: ReadinessStatus, detail: Type.Optional(Type.String()) })
+
+const ReadinessBody = Type.Object({
+  status: ReadinessStatus,
+  checks: Type.Object({
+    database: ReadinessCheckBody,
+    jobs: ReadinessCheckBody,
+    redis: Type.Optional(ReadinessCheckBody),
+  }),
+})
+
+export const ReadyAnswer = described(ReadinessBody, 'Ready: what was checked and how it answered', {
+  status: 'degraded',
+  checks: {
+    database: { status: 'ok' },
+    jobs: { status: 'ok', detail: 'job queue started' },
+    redis: {
+      status: 'degraded',
+      detail: 'Redis unreachable since 2025-01-01T12:00:00.000Z: limits are counted per instance',
+    },
+  },
+})
+
+export const NotReadyAnswer = described(
+  ReadinessBody,
+  'Not ready: the checks that failed say `unavailable`',
+  {
+    status: 'unavailable',
+    checks: { database: { status: 'unavailable' }, jobs: { status: 'ok', detail: 'job queue started' } },
+  },
+)
+
+export const HealthAnswer = Type.Object(
+  { status: Type.String({ examples: ['ok'] }) },
+  { description: 'The process serves requests', examples: [{ status: 'ok' }] },
+)
+
+export const RootAnswer = Type.Object(
+  {
+    name: Type.String(),
+    service: Type.String(),
+    version: Type.String(),
+    links: Type.Object({
+      docs: Type.String(),
+      openapi: Type.String(),
+      health: Type.String(),
+      ready: Type.String(),
+    }),
+  },
+  {
+    description: 'The service, its version, and where its reference and probes are',
+    examples: [
+      {
+        name: 'Curio platform API',
+        service: 'platform',
+        version: '0.1.0',
+        links: { docs: '/docs', openapi: '/openapi.json', health: '/healthz', ready: '/readyz' },
+      },
+    ],
+  },
+)

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { App } from '../../http/app.ts'
 import type { RateLimit } from '../../http/rate-limit.ts'
+import { described, invalidField } from '../../http/schemas.ts'
 import { errors } from '../http/schemas.ts'
 import { RATE_LIMITS } from '../rate-limit.ts'
 import type { DirectoryGuards } from './guard.ts'
@@ -47,7 +48,17 @@ export function directoryAuthRoutes(app: App, deps: DirectoryAuthRouteDeps) {
           'Creates the user and their client profile and signs them in (session cookie). ' +
           'Limited to 3 per hour per client IP; 409 when the email is taken.',
         body: RegisterBody,
-        response: { 201: AccountAnswer, ...errors(400, 403, 409, 413, 415, 429) },
+        response: {
+          201: described(AccountAnswer, 'The new user, signed in: the session cookie is set'),
+          ...errors(
+            [400, invalidField('body.email', 'must be an email address')],
+            [403, 'CROSS_ORIGIN'],
+            [409, 'EMAIL_TAKEN'],
+            413,
+            415,
+            429,
+          ),
+        },
       },
     },
     async (req, reply) => {
@@ -69,7 +80,15 @@ export function directoryAuthRoutes(app: App, deps: DirectoryAuthRouteDeps) {
           'Checks email and password and sets a new session cookie (30 days, HttpOnly, SameSite=Lax); a ' +
           'session the browser already held is revoked. Limited to 5 per 15 minutes per client IP.',
         body: SigninBody,
-        response: { 200: AccountAnswer, ...errors(400, 401, 403, 429) },
+        response: {
+          200: AccountAnswer,
+          ...errors(
+            [400, invalidField('body.password', 'is required')],
+            [401, 'INVALID_CREDENTIALS'],
+            [403, 'ACCOUNT_INACTIVE', 'CROSS_ORIGIN'],
+            429,
+          ),
+        },
       },
     },
     async (req, reply) => {
@@ -88,7 +107,7 @@ export function directoryAuthRoutes(app: App, deps: DirectoryAuthRouteDeps) {
         summary: 'Sign out',
         description: 'Revokes the session and clears its cookie.',
         security: [{ sessionCookie: [] }],
-        response: { 200: SignoutAnswer, ...errors(403) },
+        response: { 200: SignoutAnswer, ...errors([403, 'CROSS_ORIGIN']) },
       },
     },
     async (req, reply) => {

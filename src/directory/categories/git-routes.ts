@@ -23,47 +23,84 @@ const GitCategory = Type.Object({
   name: Type.String({ examples: ['AI Tools'] }),
 })
 
-const GitCategoryBody = Type.Object({
-  id: Type.String({
-    minLength: 1,
-    maxLength: CATEGORY_ID_MAX_LENGTH,
-    pattern: CATEGORY_ID_PATTERN,
-    description: 'a slug',
-    examples: ['ai-tools'],
-  }),
-  name: Type.String({
-    minLength: CATEGORY_NAME_MIN_LENGTH,
-    maxLength: CATEGORY_NAME_MAX_LENGTH,
-    pattern: '\\S',
-    description: `${CATEGORY_NAME_MIN_LENGTH} to ${CATEGORY_NAME_MAX_LENGTH} characters once trimmed`,
-    examples: ['AI Tools'],
-  }),
-})
-
-const GitStatusAnswer = Type.Object({
-  success: Type.Literal(true),
-  status: Type.Object({
-    repository: Type.String({ examples: ['acme/awesome-data'] }),
-    branch: Type.String({ description: "the repository's default branch", examples: ['main'] }),
-    lastCommit: Type.Union([Type.String(), Type.Null()], {
-      description: `sha of the newest commit touching ${CATEGORIES_FILE}, else of the branch head; null in an empty repository`,
+const GitCategoryBody = Type.Object(
+  {
+    id: Type.String({
+      minLength: 1,
+      maxLength: CATEGORY_ID_MAX_LENGTH,
+      pattern: CATEGORY_ID_PATTERN,
+      description: 'a slug',
+      examples: ['ai-tools'],
     }),
-    lastCommitDate: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-    isUpToDate: Type.Boolean({
-      description: `whether the active categories stored here (id and name) are exactly those of ${CATEGORIES_FILE}`,
+    name: Type.String({
+      minLength: CATEGORY_NAME_MIN_LENGTH,
+      maxLength: CATEGORY_NAME_MAX_LENGTH,
+      pattern: '\\S',
+      description: `${CATEGORY_NAME_MIN_LENGTH} to ${CATEGORY_NAME_MAX_LENGTH} characters once trimmed`,
+      examples: ['AI Tools'],
     }),
-  }),
-  categories: Type.Array(GitCategory, {
-    description: `the entries of ${CATEGORIES_FILE}; empty when it is missing`,
-  }),
-  message: Type.String(),
-})
+  },
+  { examples: [{ id: 'ai-tools', name: 'AI Tools' }] },
+)
 
-const GitCommitAnswer = Type.Object({
-  success: Type.Literal(true),
-  category: GitCategory,
-  message: Type.String({ examples: ['Category added to the data repository'] }),
-})
+const GitStatusAnswer = Type.Object(
+  {
+    success: Type.Literal(true),
+    status: Type.Object({
+      repository: Type.String({ examples: ['acme/awesome-data'] }),
+      branch: Type.String({ description: "the repository's default branch", examples: ['main'] }),
+      lastCommit: Type.Union([Type.String(), Type.Null()], {
+        description: `sha of the newest commit touching ${CATEGORIES_FILE}, else of the branch head; null in an empty repository`,
+      }),
+      lastCommitDate: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+      isUpToDate: Type.Boolean({
+        description: `whether the active categories stored here (id and name) are exactly those of ${CATEGORIES_FILE}`,
+      }),
+    }),
+    categories: Type.Array(GitCategory, {
+      description: `the entries of ${CATEGORIES_FILE}; empty when it is missing`,
+    }),
+    message: Type.String({ examples: ['The stored categories match the data repository'] }),
+  },
+  {
+    description: 'The data repository and its categories',
+    examples: [
+      {
+        success: true,
+        status: {
+          repository: 'acme/awesome-data',
+          branch: 'main',
+          lastCommit: '9fceb02d0ae598e95dc970b74767f19372d61af8',
+          lastCommitDate: '2026-11-20T16:45:00Z',
+          isUpToDate: true,
+        },
+        categories: [{ id: 'ai-tools', name: 'AI Tools' }],
+        message: 'The stored categories match the data repository',
+      },
+    ],
+  },
+)
+
+const GitCommitAnswer = Type.Object(
+  {
+    success: Type.Literal(true),
+    category: GitCategory,
+    message: Type.String({ examples: ['Category added to the data repository'] }),
+  },
+  {
+    description: 'Committed, or already there',
+    examples: [
+      {
+        success: true,
+        category: { id: 'ai-tools', name: 'AI Tools' },
+        message: 'Category added to the data repository',
+      },
+    ],
+  },
+)
+
+/** What the Git host answers when it fails. */
+const GIT_502 = [502, 'GIT_HOST_ERROR', 'GIT_AUTH_FAILED', 'GIT_REPO_NOT_FOUND', 'GIT_FILE_INVALID'] as const
 
 export interface CategoryGitRouteDeps {
   categoryGit: CategoryGitService
@@ -79,7 +116,7 @@ export function categoryGitRoutes(app: App, { categoryGit }: CategoryGitRouteDep
         tags,
         summary: 'Categories in the Git data repository',
         description: `The repository, its default branch, the last commit and its date, the entries of the file and whether the stored categories match them. ${FILE_FORMAT}`,
-        response: { 200: GitStatusAnswer, ...errors(401, 500, 502) },
+        response: { 200: GitStatusAnswer, ...errors(401, [500, 'GIT_NOT_CONFIGURED'], GIT_502) },
       },
     },
     async () => ({ success: true as const, ...(await categoryGit.status()) }),
@@ -98,7 +135,17 @@ export function categoryGitRoutes(app: App, { categoryGit }: CategoryGitRouteDep
           'already there. When the file changes in between, it is read again and the commit retried once; ' +
           `409 if it changed again. ${FILE_FORMAT}`,
         body: GitCategoryBody,
-        response: { 200: GitCommitAnswer, ...errors(400, 401, 403, 409, 500, 502) },
+        response: {
+          200: GitCommitAnswer,
+          ...errors(
+            400,
+            401,
+            [403, 'CROSS_ORIGIN'],
+            [409, 'GIT_FILE_CHANGED'],
+            [500, 'GIT_NOT_CONFIGURED'],
+            GIT_502,
+          ),
+        },
       },
     },
     async (req) => ({ success: true as const, ...(await categoryGit.commit(req.body)) }),

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import type { App } from '../../http/app.ts'
+import { described, invalidField } from '../../http/schemas.ts'
 import { invalidInput } from '../../lib/errors.ts'
 import { errors } from '../http/schemas.ts'
 import {
@@ -21,6 +22,7 @@ import type { CategoryService } from './service.ts'
 
 const tags = ['categories']
 const BASE = '/api/admin/categories'
+const badId = invalidField('params.id', 'must be at most 100 characters long')
 
 export interface CategoryRouteDeps {
   categories: CategoryService
@@ -46,7 +48,10 @@ export function categoryRoutes(app: App, { categories }: CategoryRouteDeps) {
           'A page of categories, active only unless `includeInactive=true`. Sorted by the reorder order ' +
           '(then name) unless `sortBy` says otherwise. `page` below 1 or `limit` outside 1 to 100 is 400.',
         querystring: CategoryListQuery,
-        response: { 200: CategoryListAnswer, ...errors(400, 401) },
+        response: {
+          200: CategoryListAnswer,
+          ...errors([400, invalidField('query.page', 'must be at least 1')], 401),
+        },
       },
     },
     async (req) => {
@@ -66,7 +71,10 @@ export function categoryRoutes(app: App, { categories }: CategoryRouteDeps) {
           'Creates an active category at the end of the order. The id is a slug generated from the name ' +
           'when omitted. 409 when the name exists whatever its case, or when the id exists.',
         body: CreateCategoryBody,
-        response: { 201: CategoryCreatedAnswer, ...errors(400, 401, 403, 409) },
+        response: {
+          201: CategoryCreatedAnswer,
+          ...errors(400, 401, [403, 'CROSS_ORIGIN'], [409, 'CATEGORY_NAME_EXISTS', 'CATEGORY_ID_EXISTS']),
+        },
       },
     },
     async (req, reply) =>
@@ -88,7 +96,10 @@ export function categoryRoutes(app: App, { categories }: CategoryRouteDeps) {
           'Every active category in order, from the content cache; any category write on any instance ' +
           'invalidates it.',
         querystring: AllCategoriesQuery,
-        response: { 200: AllCategoriesAnswer, ...errors(400, 401) },
+        response: {
+          200: AllCategoriesAnswer,
+          ...errors([400, invalidField('query.locale', 'must look like en')], 401),
+        },
       },
     },
     async (req) => ({ success: true as const, data: await categories.all(req.query.locale) }),
@@ -107,7 +118,21 @@ export function categoryRoutes(app: App, { categories }: CategoryRouteDeps) {
           'Array position becomes each category’s order, in one transaction; categories not listed follow in ' +
           'their previous order. 400 when `categoryIds` is not a non-empty array or names unknown ids (listed).',
         body: ReorderCategoriesBody,
-        response: { 200: CategoryMessageAnswer, ...errors(400, 401, 403) },
+        response: {
+          200: described(CategoryMessageAnswer, 'Reordered', {
+            success: true,
+            message: 'Categories reordered',
+          }),
+          ...errors(
+            [
+              400,
+              invalidField('body.categoryIds', 'must be a non-empty array of category ids'),
+              'UNKNOWN_CATEGORY_IDS',
+            ],
+            401,
+            [403, 'CROSS_ORIGIN'],
+          ),
+        },
       },
     },
     async (req) => {
@@ -125,7 +150,7 @@ export function categoryRoutes(app: App, { categories }: CategoryRouteDeps) {
         summary: 'Read a category',
         description: 'One category, active or not; 404 when unknown.',
         params: CategoryIdParams,
-        response: { 200: CategoryAnswer, ...errors(400, 401, 404) },
+        response: { 200: CategoryAnswer, ...errors([400, badId], 401, [404, 'CATEGORY_NOT_FOUND']) },
       },
     },
     async (req) => ({ success: true as const, data: await categories.get(req.params.id) }),
@@ -141,7 +166,16 @@ export function categoryRoutes(app: App, { categories }: CategoryRouteDeps) {
         description: '409 when another category has the name, whatever its case; 404 when unknown.',
         params: CategoryIdParams,
         body: UpdateCategoryBody,
-        response: { 200: CategoryUpdatedAnswer, ...errors(400, 401, 403, 404, 409) },
+        response: {
+          200: CategoryUpdatedAnswer,
+          ...errors(
+            400,
+            401,
+            [403, 'CROSS_ORIGIN'],
+            [404, 'CATEGORY_NOT_FOUND'],
+            [409, 'CATEGORY_NAME_EXISTS'],
+          ),
+        },
       },
     },
     async (req) => ({
@@ -161,7 +195,15 @@ export function categoryRoutes(app: App, { categories }: CategoryRouteDeps) {
         description: 'Deactivates the category; `hard=true` deletes it permanently. 404 when unknown.',
         params: CategoryIdParams,
         querystring: DeleteCategoryQuery,
-        response: { 200: CategoryMessageAnswer, ...errors(400, 401, 403, 404) },
+        response: {
+          200: described(CategoryMessageAnswer, 'Deactivated, or deleted with `hard=true`'),
+          ...errors(
+            [400, invalidField('query.hard', 'must be one of "true", "false"')],
+            401,
+            [403, 'CROSS_ORIGIN'],
+            [404, 'CATEGORY_NOT_FOUND'],
+          ),
+        },
       },
     },
     async (req) => {

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { Timestamp } from '../../http/schemas.ts'
+import { Query, Timestamp } from '../../http/schemas.ts'
 import { PageMetaFields, PageQueryFields } from '../../lib/pagination.ts'
 
 /** SPEC.md "Directory: category" and Limits. */
@@ -28,7 +28,7 @@ const CategoryName = Type.String({
 })
 
 const TrueOrFalse = (description: string) =>
-  Type.Union([Type.Literal('true'), Type.Literal('false')], { default: 'false', description })
+  Type.Enum(['true', 'false'], { default: 'false', description, examples: ['false'] })
 
 export const Category = Type.Object(
   {
@@ -39,7 +39,7 @@ export const Category = Type.Object(
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
-  { examples: [EXAMPLE] },
+  { description: 'A category', examples: [EXAMPLE] },
 )
 export type Category = Static<typeof Category>
 
@@ -47,14 +47,14 @@ export const CategoryIdParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: CATEGORY_ID_MAX_LENGTH, examples: [EXAMPLE.id] }),
 })
 
-export const CategoryListQuery = Type.Object({
+export const CategoryListQuery = Query({
   ...PageQueryFields,
   includeInactive: TrueOrFalse('`true` lists deactivated categories too'),
-  sortBy: Type.Union([Type.Literal('order'), Type.Literal('name'), Type.Literal('id')], {
+  sortBy: Type.Enum(['order', 'name', 'id'], {
     default: 'order',
     description: '`order` is the order reorder sets (then name)',
   }),
-  sortOrder: Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'asc' }),
+  sortOrder: Type.Enum(['asc', 'desc'], { default: 'asc' }),
 })
 export type CategoryListQuery = Static<typeof CategoryListQuery>
 
@@ -80,7 +80,7 @@ export const UpdateCategoryBody = Type.Object(
   { examples: [{ name: 'AI Assistants' }] },
 )
 
-export const DeleteCategoryQuery = Type.Object({
+export const DeleteCategoryQuery = Query({
   hard: TrueOrFalse('`true` deletes permanently; otherwise the category is deactivated'),
 })
 
@@ -97,7 +97,7 @@ export const ReorderCategoriesBody = Type.Object(
   { examples: [{ categoryIds: ['ai-tools', 'search', 'analytics'] }] },
 )
 
-export const AllCategoriesQuery = Type.Object({
+export const AllCategoriesQuery = Query({
   locale: Type.String({
     minLength: 2,
     maxLength: 35,
@@ -108,29 +108,56 @@ export const AllCategoriesQuery = Type.Object({
   }),
 })
 
-export const CategoryListAnswer = Type.Object({
-  success: Type.Literal(true),
-  categories: Type.Array(Category),
-  ...PageMetaFields,
-})
+export const CategoryListAnswer = Type.Object(
+  {
+    success: Type.Literal(true),
+    categories: Type.Array(Category),
+    ...PageMetaFields,
+  },
+  {
+    description: 'A page of categories',
+    examples: [{ success: true, categories: [EXAMPLE], page: 1, limit: 10, total: 1, totalPages: 1 }],
+  },
+)
 
-export const CategoryCreatedAnswer = Type.Object({
-  success: Type.Literal(true),
-  category: Category,
-  message: Type.String({ examples: ['Category created'] }),
-})
+export const CategoryCreatedAnswer = Type.Object(
+  {
+    success: Type.Literal(true),
+    category: Category,
+    message: Type.String({ examples: ['Category created'] }),
+  },
+  {
+    description: 'The created category',
+    examples: [{ success: true, category: { ...EXAMPLE, itemCount: 0 }, message: 'Category created' }],
+  },
+)
 
-export const CategoryAnswer = Type.Object({ success: Type.Literal(true), data: Category })
+export const CategoryAnswer = Type.Object(
+  { success: Type.Literal(true), data: Category },
+  { description: 'The category', examples: [{ success: true, data: EXAMPLE }] },
+)
 
-export const CategoryUpdatedAnswer = Type.Object({
-  success: Type.Literal(true),
-  data: Category,
-  message: Type.String({ examples: ['Category updated'] }),
-})
+export const CategoryUpdatedAnswer = Type.Object(
+  {
+    success: Type.Literal(true),
+    data: Category,
+    message: Type.String({ examples: ['Category updated'] }),
+  },
+  {
+    description: 'The renamed category',
+    examples: [{ success: true, data: { ...EXAMPLE, name: 'AI Assistants' }, message: 'Category updated' }],
+  },
+)
 
-export const AllCategoriesAnswer = Type.Object({ success: Type.Literal(true), data: Type.Array(Category) })
+export const AllCategoriesAnswer = Type.Object(
+  { success: Type.Literal(true), data: Type.Array(Category) },
+  { description: 'Every active category, in order', examples: [{ success: true, data: [EXAMPLE] }] },
+)
 
-export const CategoryMessageAnswer = Type.Object({
-  success: Type.Literal(true),
-  message: Type.String({ examples: ['Category deactivated'] }),
-})
+export const CategoryMessageAnswer = Type.Object(
+  {
+    success: Type.Literal(true),
+    message: Type.String({ examples: ['Category deactivated'] }),
+  },
+  { description: 'Done', examples: [{ success: true, message: 'Category deactivated' }] },
+)

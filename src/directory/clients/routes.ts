@@ -1,4 +1,5 @@
 import type { App } from '../../http/app.ts'
+import { described, invalidField } from '../../http/schemas.ts'
 import { errors } from '../http/schemas.ts'
 import {
   AdvancedSearchAnswer,
@@ -22,6 +23,10 @@ import {
 import type { ClientService } from './service.ts'
 
 const tags = ['clients']
+/** A write carrying the session cookie from another origin is refused too. */
+const WRITE_403 = [403, 'FORBIDDEN', 'CROSS_ORIGIN'] as const
+const badPlan = invalidField('query.plan', 'must be one of "free", "standard", "premium"')
+const badDate = invalidField('query.createdAfter', 'must look like 2026-11-01 or 2026-11-22T10:00:00Z')
 const BASE = '/api/admin/clients'
 
 const bulkAnswer = (result: BulkResult, verb: string) => ({
@@ -47,7 +52,7 @@ export function adminClientRoutes(app: App, { clients }: AdminClientRouteDeps) {
           'Pages through client profiles, newest first, filtered by a case-insensitive substring of the display ' +
           'name or email and by status, plan, account type and provider.',
         querystring: ClientListQuery,
-        response: { 200: ClientListAnswer, ...errors(400, 401, 403) },
+        response: { 200: ClientListAnswer, ...errors([400, badPlan], 401, 403) },
       },
     },
     async (req) => {
@@ -69,7 +74,14 @@ export function adminClientRoutes(app: App, { clients }: AdminClientRouteDeps) {
           'temporary password that is never returned. 409 when the email already has a client profile or the ' +
           'username is taken.',
         body: CreateClientBody,
-        response: { 200: ClientCreatedAnswer, ...errors(400, 401, 403, 409) },
+        response: {
+          200: ClientCreatedAnswer,
+          ...errors([400, invalidField('body.email', 'must be an email address')], 401, WRITE_403, [
+            409,
+            'CLIENT_EXISTS',
+            'USERNAME_TAKEN',
+          ]),
+        },
       },
     },
     async (req) => ({
@@ -107,7 +119,7 @@ export function adminClientRoutes(app: App, { clients }: AdminClientRouteDeps) {
           'The client list (list filters plus `createdAfter` / `createdBefore`, ISO date-time or `YYYY-MM-DD`), ' +
           'the statistics of all clients and the list metadata in one call.',
         querystring: DashboardQuery,
-        response: { 200: DashboardAnswer, ...errors(400, 401, 403) },
+        response: { 200: DashboardAnswer, ...errors([400, badDate], 401, 403) },
       },
     },
     async (req) => {
@@ -128,7 +140,14 @@ export function adminClientRoutes(app: App, { clients }: AdminClientRouteDeps) {
           'submission bounds and presence flags, sorted by `sortBy` / `sortOrder` (default newest first). ' +
           '`searchMetadata` echoes the filters used and the time the search took in milliseconds.',
         querystring: AdvancedSearchQuery,
-        response: { 200: AdvancedSearchAnswer, ...errors(400, 401, 403) },
+        response: {
+          200: AdvancedSearchAnswer,
+          ...errors(
+            [400, badDate, invalidField('query.minSubmissions', 'cannot exceed maxSubmissions')],
+            401,
+            403,
+          ),
+        },
       },
     },
     async (req) => {
@@ -151,7 +170,10 @@ export function adminClientRoutes(app: App, { clients }: AdminClientRouteDeps) {
           'Applies each `{id, ...fields}` of `clients` (1 to 100) on its own; a failure is reported at its index ' +
           'in `errors` and never stops the others.',
         body: BulkUpdateBody,
-        response: { 200: BulkAnswer, ...errors(400, 401, 403) },
+        response: {
+          200: BulkAnswer,
+          ...errors([400, invalidField('body.clients', 'must have at least 1 item')], 401, WRITE_403),
+        },
       },
     },
     async (req) => bulkAnswer(await clients.bulkUpdate(req.body.clients), 'updated'),
@@ -168,7 +190,16 @@ export function adminClientRoutes(app: App, { clients }: AdminClientRouteDeps) {
           'Permanently deletes each `{id}` of `clients` (1 to 100); an unknown id is reported at its index in ' +
           '`errors` and never stops the others.',
         body: BulkDeleteBody,
-        response: { 200: BulkAnswer, ...errors(400, 401, 403) },
+        response: {
+          200: described(BulkAnswer, 'What happened to each item, by its index in `clients`', {
+            success: true,
+            message: '1 of 1 clients deleted',
+            results: [{ index: 0, id: '4e6a8c0d-2f1b-4d3e-8a5c-7b9d1f3e5a70', success: true }],
+            errors: [],
+            summary: { total: 1, successful: 1, failed: 0 },
+          }),
+          ...errors([400, invalidField('body.clients', 'must have at least 1 item')], 401, WRITE_403),
+        },
       },
     },
     async (req) => bulkAnswer(await clients.bulkDelete(req.body.clients), 'deleted'),
@@ -183,7 +214,7 @@ export function adminClientRoutes(app: App, { clients }: AdminClientRouteDeps) {
         summary: 'Read a client',
         description: 'The complete client profile; 404 for an unknown id.',
         params: ClientIdParams,
-        response: { 200: ClientAnswer, ...errors(401, 403, 404) },
+        response: { 200: ClientAnswer, ...errors(401, 403, [404, 'CLIENT_NOT_FOUND']) },
       },
     },
     async (req) => ({ success: true as const, data: await clients.get(req.params.clientId) }),
@@ -201,7 +232,16 @@ export function adminClientRoutes(app: App, { clients }: AdminClientRouteDeps) {
           'username is taken.',
         params: ClientIdParams,
         body: UpdateClientBody,
-        response: { 200: ClientAnswer, ...errors(400, 401, 403, 404, 409) },
+        response: {
+          200: described(ClientAnswer, 'The updated client profile'),
+          ...errors(
+            [400, invalidField('body.plan', 'must be one of "free", "standard", "premium"')],
+            401,
+            WRITE_403,
+            [404, 'CLIENT_NOT_FOUND'],
+            [409, 'USERNAME_TAKEN'],
+          ),
+        },
       },
     },
     async (req) => ({ success: true as const, data: await clients.update(req.params.clientId, req.body) }),
@@ -217,7 +257,7 @@ export function adminClientRoutes(app: App, { clients }: AdminClientRouteDeps) {
         description:
           'Permanently deletes the client profile; the sign-in account stays. 404 for an unknown id.',
         params: ClientIdParams,
-        response: { 200: DeletedAnswer, ...errors(401, 403, 404) },
+        response: { 200: DeletedAnswer, ...errors(401, WRITE_403, [404, 'CLIENT_NOT_FOUND']) },
       },
     },
     async (req) => {

@@ -5,11 +5,26 @@ import { errorResponses, FieldIssues } from '../../http/schemas.ts'
 export const DirectoryError = Type.Object(
   {
     success: Type.Literal(false),
-    error: Type.String({ examples: ['Authentication required'] }),
-    code: Type.String({ examples: ['UNAUTHORIZED'], description: 'stable: see the README’s error codes' }),
+    error: Type.String({ description: 'for people; may change', examples: ['Authentication required'] }),
+    code: Type.String({
+      examples: ['UNAUTHORIZED'],
+      description: 'stable, for programs: see the README’s error codes',
+    }),
     details: Type.Optional(FieldIssues),
   },
   { $id: 'DirectoryError', description: 'Every directory error has this shape.' },
 )
 
-export const errors = errorResponses(DirectoryError)
+/** `errors(400, 401, [404, 'ROLE_NOT_FOUND'])`: see `errorResponses`. */
+export const errors = errorResponses(
+  DirectoryError,
+  ({ code, message, details }) => ({
+    success: false,
+    error: message,
+    code,
+    ...(details === undefined ? {} : { details }),
+  }),
+  {
+    FORBIDDEN: { message: 'Admin access required' },
+  },
+)

@@ -1,4 +1,5 @@
 import type { App } from '../../http/app.ts'
+import { described, invalidField } from '../../http/schemas.ts'
 import { errors } from '../http/schemas.ts'
 import {
   ActiveRoles,
@@ -18,6 +19,9 @@ import {
 import type { RoleService } from './service.ts'
 
 const tags = ['roles']
+/** A write carrying the session cookie from another origin is refused too. */
+const WRITE_403 = [403, 'FORBIDDEN', 'CROSS_ORIGIN'] as const
+const badId = invalidField('params.id', 'must be at most 64 characters long')
 const ADMIN_ONLY = 'Requires an admin session: 401 without a session, 403 for a non-admin.'
 
 export function roleRoutes(app: App, { roles }: { roles: RoleService }) {
@@ -30,7 +34,10 @@ export function roleRoutes(app: App, { roles }: { roles: RoleService }) {
         summary: 'List roles',
         description: `Roles of every status unless \`status\` is given, sorted by name by default. ${ADMIN_ONLY}`,
         querystring: RoleListQuery,
-        response: { 200: RoleList, ...errors(400, 401, 403) },
+        response: {
+          200: RoleList,
+          ...errors([400, invalidField('query.status', 'must be one of "active", "inactive"')], 401, 403),
+        },
       },
     },
     async (req) => {
@@ -50,7 +57,17 @@ export function roleRoutes(app: App, { roles }: { roles: RoleService }) {
           'The id is the slug of the name (diacritics stripped, at most 64 characters). A name or id already ' +
           `taken, whatever its case and inactive roles included, answers 409. ${ADMIN_ONLY}`,
         body: CreateRoleBody,
-        response: { 201: RoleChanged, ...errors(400, 401, 403, 409, 413, 415) },
+        response: {
+          201: described(RoleChanged, 'The created role'),
+          ...errors(
+            [400, invalidField('body.name', 'must be at least 3 characters long')],
+            401,
+            WRITE_403,
+            [409, 'ROLE_EXISTS'],
+            413,
+            415,
+          ),
+        },
       },
     },
     async (req, reply) =>
@@ -96,7 +113,7 @@ export function roleRoutes(app: App, { roles }: { roles: RoleService }) {
         summary: 'Read a role',
         description: `The role with its permissions, status and timestamps; 404 when unknown. ${ADMIN_ONLY}`,
         params: RoleParams,
-        response: { 200: RoleAnswer, ...errors(400, 401, 403, 404) },
+        response: { 200: RoleAnswer, ...errors([400, badId], 401, 403, [404, 'ROLE_NOT_FOUND']) },
       },
     },
     async (req) => ({ success: true as const, data: await roles.get(req.params.id) }),
@@ -115,7 +132,25 @@ export function roleRoutes(app: App, { roles }: { roles: RoleService }) {
           ADMIN_ONLY,
         params: RoleParams,
         body: UpdateRoleBody,
-        response: { 200: RoleChanged, ...errors(400, 401, 403, 404, 409, 413, 415) },
+        response: {
+          200: described(RoleChanged, 'The updated role'),
+          ...errors(
+            [
+              400,
+              'VALIDATION_ERROR',
+              {
+                code: 'ADMIN_ROLE_PROTECTED',
+                message: 'The admin role cannot be deactivated or lose admin rights',
+              },
+            ],
+            401,
+            WRITE_403,
+            [404, 'ROLE_NOT_FOUND'],
+            [409, 'ROLE_EXISTS'],
+            413,
+            415,
+          ),
+        },
       },
     },
     async (req) => ({
@@ -137,7 +172,15 @@ export function roleRoutes(app: App, { roles }: { roles: RoleService }) {
           `inactive. The seeded \`admin\` role cannot be deleted (400). ${ADMIN_ONLY}`,
         params: RoleParams,
         querystring: DeleteRoleQuery,
-        response: { 200: RoleDeleted, ...errors(400, 401, 403, 404) },
+        response: {
+          200: RoleDeleted,
+          ...errors(
+            [400, invalidField('query.hard', 'must be true or false'), 'ADMIN_ROLE_PROTECTED'],
+            401,
+            WRITE_403,
+            [404, 'ROLE_NOT_FOUND'],
+          ),
+        },
       },
     },
     async (req) => {
@@ -155,7 +198,7 @@ export function roleRoutes(app: App, { roles }: { roles: RoleService }) {
         summary: 'Read a role’s permissions',
         description: `The role’s permissions with its id, name and description. ${ADMIN_ONLY}`,
         params: RoleParams,
-        response: { 200: RolePermissions, ...errors(400, 401, 403, 404) },
+        response: { 200: RolePermissions, ...errors([400, badId], 401, 403, [404, 'ROLE_NOT_FOUND']) },
       },
     },
     async (req) => ({ success: true as const, data: await roles.permissions(req.params.id) }),
@@ -173,7 +216,17 @@ export function roleRoutes(app: App, { roles }: { roles: RoleService }) {
           `otherwise 400 lists the invalid ones. ${ADMIN_ONLY}`,
         params: RoleParams,
         body: PermissionsBody,
-        response: { 200: RoleChanged, ...errors(400, 401, 403, 404, 413, 415) },
+        response: {
+          200: described(RoleChanged, 'The role with its new permissions'),
+          ...errors(
+            [400, 'VALIDATION_ERROR', 'INVALID_PERMISSIONS'],
+            401,
+            WRITE_403,
+            [404, 'ROLE_NOT_FOUND'],
+            413,
+            415,
+          ),
+        },
       },
     },
     async (req) => ({

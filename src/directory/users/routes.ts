@@ -1,4 +1,5 @@
 import type { App } from '../../http/app.ts'
+import { described, invalidField } from '../../http/schemas.ts'
 import { viewerOf } from '../auth/guard.ts'
 import { errors } from '../http/schemas.ts'
 import {
@@ -18,6 +19,14 @@ import {
 import type { UserService } from './service.ts'
 
 const tags = ['users']
+/** A write carrying the session cookie from another origin is refused too. */
+const WRITE_403 = [403, 'FORBIDDEN', 'CROSS_ORIGIN'] as const
+const ROLE_MISSING = { ...invalidField('body.role', 'does not exist'), code: 'ROLE_NOT_FOUND' } as const
+const EMAIL_TAKEN = {
+  code: 'EMAIL_TAKEN',
+  message: 'A user with this email already exists',
+  details: [{ field: 'body.email', message: 'is taken' }],
+} as const
 const BASE = '/api/admin/users'
 
 export interface AdminUserRouteDeps {
@@ -37,7 +46,10 @@ export function adminUserRoutes(app: App, { users }: AdminUserRouteDeps) {
           'Pages through users, filtered by a case-insensitive search of name, username or email, by role and ' +
           'by status. Inactive users are left out unless `status=inactive` or `includeInactive=true`.',
         querystring: UserListQuery,
-        response: { 200: UserListAnswer, ...errors(400, 401, 403) },
+        response: {
+          200: UserListAnswer,
+          ...errors([400, invalidField('query.limit', 'must be at most 100')], 401, 403),
+        },
       },
     },
     async (req) => {
@@ -57,7 +69,14 @@ export function adminUserRoutes(app: App, { users }: AdminUserRouteDeps) {
           'Creates an active user with the given role and their client profile. The password is stored as an ' +
           'argon2id hash. 400 when the role does not exist or the email or username (whatever its case) is taken.',
         body: CreateUserBody,
-        response: { 201: UserCreatedAnswer, ...errors(400, 401, 403) },
+        response: {
+          201: UserCreatedAnswer,
+          ...errors(
+            [400, invalidField('body.username', 'must look like grace_hopper'), ROLE_MISSING, EMAIL_TAKEN],
+            401,
+            WRITE_403,
+          ),
+        },
       },
     },
     async (req, reply) =>
@@ -90,7 +109,10 @@ export function adminUserRoutes(app: App, { users }: AdminUserRouteDeps) {
         description:
           'Whether a user already holds this email, whatever its case; `excludeId` leaves one user out.',
         body: CheckEmailBody,
-        response: { 200: Availability, ...errors(400, 401, 403) },
+        response: {
+          200: Availability,
+          ...errors([400, invalidField('body.email', 'must be an email address')], 401, WRITE_403),
+        },
       },
     },
     async (req) => users.checkEmail(req.body.email, req.body.excludeId),
@@ -106,7 +128,10 @@ export function adminUserRoutes(app: App, { users }: AdminUserRouteDeps) {
         description:
           'Whether a user already holds this username, whatever its case; `excludeId` leaves one user out.',
         body: CheckUsernameBody,
-        response: { 200: Availability, ...errors(400, 401, 403) },
+        response: {
+          200: Availability,
+          ...errors([400, invalidField('body.username', 'is required')], 401, WRITE_403),
+        },
       },
     },
     async (req) => users.checkUsername(req.body.username, req.body.excludeId),
@@ -121,7 +146,7 @@ export function adminUserRoutes(app: App, { users }: AdminUserRouteDeps) {
         summary: 'Read a user',
         description: 'The complete user profile; 404 for an unknown id.',
         params: UserIdParams,
-        response: { 200: UserAnswer, ...errors(401, 403, 404) },
+        response: { 200: UserAnswer, ...errors(401, 403, [404, 'USER_NOT_FOUND']) },
       },
     },
     async (req) => ({ success: true as const, data: await users.get(req.params.id) }),
@@ -139,7 +164,13 @@ export function adminUserRoutes(app: App, { users }: AdminUserRouteDeps) {
           'by another user; 404 for an unknown id.',
         params: UserIdParams,
         body: UpdateUserBody,
-        response: { 200: UserAnswer, ...errors(400, 401, 403, 404) },
+        response: {
+          200: described(UserAnswer, 'The updated user'),
+          ...errors([400, 'VALIDATION_ERROR', ROLE_MISSING, EMAIL_TAKEN], 401, WRITE_403, [
+            404,
+            'USER_NOT_FOUND',
+          ]),
+        },
       },
     },
     async (req) => ({ success: true as const, data: await users.update(req.params.id, req.body) }),
@@ -155,7 +186,10 @@ export function adminUserRoutes(app: App, { users }: AdminUserRouteDeps) {
         description:
           'Deletes the user, their client profile and sessions. An admin cannot delete their own account (400).',
         params: UserIdParams,
-        response: { 200: DeletedAnswer, ...errors(400, 401, 403, 404) },
+        response: {
+          200: DeletedAnswer,
+          ...errors([400, 'SELF_DELETION'], 401, WRITE_403, [404, 'USER_NOT_FOUND']),
+        },
       },
     },
     async (req) => {

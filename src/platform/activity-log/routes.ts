@@ -2,6 +2,7 @@ import { Readable } from 'node:stream'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import type { App } from '../../http/app.ts'
+import { invalidField } from '../../http/schemas.ts'
 import { authOf } from '../auth/guard.ts'
 import { errors } from '../http/schemas.ts'
 import type { Reconciler } from './reconcile.ts'
@@ -18,6 +19,10 @@ import {
 import type { ActivityLogService } from './service.ts'
 
 const tags = ['activity-log']
+const badStatus = invalidField(
+  'query.status',
+  'must be one of "pending", "in_progress", "completed", "failed", "cancelled"',
+)
 
 export function activityLogRoutes(
   app: App,
@@ -42,7 +47,7 @@ export function activityLogRoutes(
           'The caller’s activity, newest first, with filters. `search` matches the summary or the work’s name ' +
           '(case-insensitive substring). `limit` 1–100 (default 25).',
         querystring: ListQuery,
-        response: { 200: ActivityList, ...errors(400, 401) },
+        response: { 200: ActivityList, ...errors([400, badStatus], 401) },
       },
     },
     async (req) => activityLog.list(authOf(req).userId, req.query),
@@ -97,11 +102,15 @@ export function activityLogRoutes(
             description: 'text/csv, as an attachment named activity-log.csv',
             content: {
               'text/csv': {
-                schema: Type.String({ examples: ['id,createdAt,actionType,action,status,summary'] }),
+                schema: Type.String(),
+                example:
+                  'id,createdAt,actionType,action,status,summary\r\n' +
+                  '3c9e2f1a-6b4d-4e8f-a1c2-7d5e9f0b3a64,2026-11-22T10:00:00.000Z,work_created,work.created,' +
+                  'completed,"Created work ""Coffee Guide"""\r\n',
               },
             },
           },
-          ...errors(400, 401),
+          ...errors([400, badStatus], 401),
         },
       },
     },
@@ -126,7 +135,7 @@ export function activityLogRoutes(
           'One of the caller’s entries (404 for anyone else’s). An `in_progress` entry of a work carries the ' +
           'work’s recent log lines in `details.liveLogs`.',
         params: ActivityIdParams,
-        response: { 200: ActivityEntry, ...errors(401, 404) },
+        response: { 200: ActivityEntry, ...errors(401, [404, 'ACTIVITY_NOT_FOUND']) },
       },
     },
     async (req) => activityLog.get(authOf(req).userId, req.params.id),

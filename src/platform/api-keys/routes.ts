@@ -1,4 +1,5 @@
 import type { App } from '../../http/app.ts'
+import { invalidField } from '../../http/schemas.ts'
 import { authOf } from '../auth/guard.ts'
 import { errors } from '../http/schemas.ts'
 import { ApiKeyCreated, ApiKeyList, ApiKeyParams, ApiKeyRevoked, CreateApiKeyBody } from './schemas.ts'
@@ -21,7 +22,16 @@ export function apiKeyRoutes(app: App, { apiKeys }: { apiKeys: ApiKeyService }) 
           'ones too, until it is revoked. `expiresAt` must be in the future. Requires an access token; an API ' +
           'key gets 403 `API_KEY_NOT_ALLOWED`.',
         body: CreateApiKeyBody,
-        response: { 200: ApiKeyCreated, ...errors(400, 401, 403, 413, 415) },
+        response: {
+          200: ApiKeyCreated,
+          ...errors(
+            [400, invalidField('body.expiresAt', 'must be in the future'), 'API_KEY_LIMIT'],
+            [401, 'UNAUTHORIZED', 'INVALID_TOKEN'],
+            [403, 'API_KEY_NOT_ALLOWED'],
+            413,
+            415,
+          ),
+        },
       },
     },
     async (req, reply) => {
@@ -40,7 +50,10 @@ export function apiKeyRoutes(app: App, { apiKeys }: { apiKeys: ApiKeyService }) 
         description:
           'The caller’s keys, newest first, with their display prefix and last use; never the key itself. ' +
           'Requires an access token.',
-        response: { 200: ApiKeyList, ...errors(401, 403) },
+        response: {
+          200: ApiKeyList,
+          ...errors([401, 'UNAUTHORIZED', 'INVALID_TOKEN'], [403, 'API_KEY_NOT_ALLOWED']),
+        },
       },
     },
     async (req) => apiKeys.list(authOf(req).userId),
@@ -57,7 +70,14 @@ export function apiKeyRoutes(app: App, { apiKeys }: { apiKeys: ApiKeyService }) 
           'Deletes the key for good: requests using it answer 401 from now on. 404 for an unknown key or ' +
           'another user’s. Requires an access token.',
         params: ApiKeyParams,
-        response: { 200: ApiKeyRevoked, ...errors(401, 403, 404) },
+        response: {
+          200: ApiKeyRevoked,
+          ...errors(
+            [401, 'UNAUTHORIZED', 'INVALID_TOKEN'],
+            [403, 'API_KEY_NOT_ALLOWED'],
+            [404, 'API_KEY_NOT_FOUND'],
+          ),
+        },
       },
     },
     async (req) => {

@@ -51,6 +51,7 @@ export const ApiKeyCreated = Type.Object(
     createdAt: CreatedAt,
   },
   {
+    description: 'The new key: store `key` now, it is never shown again',
     examples: [
       {
         id: EXAMPLE_ID,
@@ -101,4 +102,7 @@ export const ApiKeyParams = Type.Object({
   id: Type.String({ description: 'key id', examples: [EXAMPLE_ID] }),
 })
 
-export const ApiKeyRevoked = Type.Object({ success: Type.Literal(true) }, { examples: [{ success: true }] })
+export const ApiKeyRevoked = Type.Object(
+  { success: Type.Literal(true) },
+  { description: 'Revoked: the key no longer works', examples: [{ success: true }] },
+)

@@ -1,5 +1,5 @@
 import type { App } from '../../http/app.ts'
-import { NoContent } from '../../http/schemas.ts'
+import { described, invalidField, NoContent } from '../../http/schemas.ts'
 import { authOf } from '../auth/guard.ts'
 import { contextOf } from '../http/context.ts'
 import { errors } from '../http/schemas.ts'
@@ -17,6 +17,7 @@ import {
 import type { WorkService } from './service.ts'
 
 const tags = ['works']
+const blankName = invalidField('body.name', 'must not be blank')
 
 export function workRoutes(app: App, { works }: { works: WorkService }) {
   app.post(
@@ -30,7 +31,10 @@ export function workRoutes(app: App, { works }: { works: WorkService }) {
           'Creates a work you own. Without a slug one is derived from the name (`Café Guide` → `cafe-guide`, ' +
           'then `cafe-guide-2`, … when you already use it); a slug you send that you already use is 409.',
         body: CreateWorkBody,
-        response: { 201: Work, ...errors(400, 401, 409, 413, 415) },
+        response: {
+          201: described(Work, 'The created work; you are its owner'),
+          ...errors([400, blankName], 401, [409, 'SLUG_TAKEN'], 413, 415),
+        },
       },
     },
     async (req, reply) =>
@@ -60,7 +64,10 @@ export function workRoutes(app: App, { works }: { works: WorkService }) {
         summary: 'Get a work',
         description: 'Any role may read a work; one you may not see is 404.',
         params: WorkParams,
-        response: { 200: Work, ...errors(401, 404) },
+        response: {
+          200: described(Work, 'The work, with your role'),
+          ...errors(401, [404, 'WORK_NOT_FOUND']),
+        },
       },
     },
     async (req) => works.get(authOf(req).userId, req.params.id),
@@ -78,7 +85,10 @@ export function workRoutes(app: App, { works }: { works: WorkService }) {
           'anyone else 404.',
         params: WorkParams,
         body: UpdateWorkBody,
-        response: { 200: Work, ...errors(400, 401, 403, 404, 413, 415) },
+        response: {
+          200: described(Work, 'The changed work'),
+          ...errors([400, blankName], 401, [403, 'WORK_EDIT_FORBIDDEN'], [404, 'WORK_NOT_FOUND'], 413, 415),
+        },
       },
     },
     async (req) => works.update(authOf(req).userId, req.params.id, req.body, contextOf(req)),
@@ -95,7 +105,10 @@ export function workRoutes(app: App, { works }: { works: WorkService }) {
           'Deletes the work and its memberships. Owner only: members get 403, anyone else 404. Activity ' +
           'entries about it are kept, without the work id.',
         params: WorkParams,
-        response: { 204: NoContent, ...errors(401, 403, 404) },
+        response: {
+          204: described(NoContent, 'Deleted'),
+          ...errors(401, [403, 'WORK_OWNER_REQUIRED'], [404, 'WORK_NOT_FOUND']),
+        },
       },
     },
     async (req, reply) => {
@@ -113,7 +126,7 @@ export function workRoutes(app: App, { works }: { works: WorkService }) {
         summary: 'List who shares a work',
         description: 'The owner (role `owner`) first, then editors and viewers. Any role may read it.',
         params: WorkParams,
-        response: { 200: MemberList, ...errors(401, 404) },
+        response: { 200: MemberList, ...errors(401, [404, 'WORK_NOT_FOUND']) },
       },
     },
     async (req) => ({ members: await works.members(authOf(req).userId, req.params.id) }),
@@ -131,7 +144,18 @@ export function workRoutes(app: App, { works }: { works: WorkService }) {
           'account has the email, 400 `ALREADY_OWNER` for the owner, 409 `ALREADY_MEMBER` for a member.',
         params: WorkParams,
         body: AddMemberBody,
-        response: { 201: Member, ...errors(400, 401, 403, 404, 409, 413, 415) },
+        response: {
+          201: described(Member, 'The new member'),
+          ...errors(
+            [400, invalidField('body.role', 'must be one of "editor", "viewer"'), 'ALREADY_OWNER'],
+            401,
+            [403, 'WORK_OWNER_REQUIRED'],
+            [404, 'WORK_NOT_FOUND', 'USER_NOT_FOUND'],
+            [409, 'ALREADY_MEMBER'],
+            413,
+            415,
+          ),
+        },
       },
     },
     async (req, reply) =>
@@ -149,7 +173,10 @@ export function workRoutes(app: App, { works }: { works: WorkService }) {
         summary: 'Stop sharing a work with someone',
         description: 'Removes a member; they lose access at once. Owner only; an unknown member is 404.',
         params: MemberParams,
-        response: { 204: NoContent, ...errors(401, 403, 404) },
+        response: {
+          204: described(NoContent, 'No longer shared with them'),
+          ...errors(401, [403, 'WORK_OWNER_REQUIRED'], [404, 'WORK_NOT_FOUND', 'MEMBER_NOT_FOUND']),
+        },
       },
     },
     async (req, reply) => {
