@@ -83,14 +83,13 @@ export async function startPlatform(options: PlatformHarnessOptions = {}): Promi
   const rateLimiter =
     options.rateLimiter ??
     (await createRateLimiterFor(config, clock, log, options.rateLimitPrefix ?? uniquePrefix()))
-  const { app, requireAuth, events, activity } = await buildPlatformApp({
-    config,
-    database: databases.platform,
-    clock,
-    log,
-    jobs,
-    rateLimiter,
-  })
+  const { app, events, activity } = await buildOrClose(
+    () => buildPlatformApp({ config, database: databases.platform, clock, log, jobs, rateLimiter }),
+    async () => {
+      if (!options.rateLimiter) await rateLimiter.close()
+      if (!shared) await databases.close()
+    },
+  )
   const close = async () => {
     await app.close()
     await jobs.stop(2000)
@@ -128,14 +127,13 @@ export async function startDirectory(options: DirectoryHarnessOptions = {}): Pro
   const rateLimiter =
     options.rateLimiter ??
     (await createRateLimiterFor(config, clock, log, options.rateLimitPrefix ?? uniquePrefix()))
-  const { app, guards } = await buildDirectoryApp({
-    config,
-    database: databases.directory,
-    clock,
-    log,
-    jobs,
-    rateLimiter,
-  })
+  const { app, guards } = await buildOrClose(
+    () => buildDirectoryApp({ config, database: databases.directory, clock, log, jobs, rateLimiter }),
+    async () => {
+      if (!options.rateLimiter) await rateLimiter.close()
+      if (!shared) await databases.close()
+    },
+  )
   const close = async () => {
     await app.close()
     await jobs.stop(2000)
@@ -162,6 +160,16 @@ export async function startDirectory(options: DirectoryHarnessOptions = {}): Pro
       return sessionCookie(res)
     },
     close,
+  }
+}
+
+/** Builds the app; a failure closes the limiter and databases opened for it, so the test file can end. */
+async function buildOrClose<T>(build: () => Promise<T>, close: () => Promise<void>): Promise<T> {
+  try {
+    return await build()
+  } catch (error) {
+    await close().catch(() => {})
+    throw error
   }
 }
 
