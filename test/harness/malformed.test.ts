@@ -57,9 +57,11 @@ async function fuzz(t: TestContext, start: () => Promise<Target>) {
   const tally = (status: string) => counts.set(status, (counts.get(status) ?? 0) + 1)
   let sent = 0
   let checkedBodies = 0
+  const succeeded = new Set<string>()
   const failures = new Map<string, string>()
+  const document = target.app.swagger() as unknown as OpenApiDocument
+  const operations = operationsOf(document).map((operation) => `${operation.method} ${operation.path}`)
   try {
-    const document = target.app.swagger() as unknown as OpenApiDocument
     const rules = rulesOf(target, document)
     const property = fc.asyncProperty(generatorOf(target, document), async (request) => {
       if (++sent % REFRESH_EVERY === 0) await target.refresh()
@@ -71,6 +73,11 @@ async function fuzz(t: TestContext, start: () => Promise<Target>) {
       if ('answer' in outcome) {
         const { answer } = outcome
         const type = String(answer.headers['content-type'])
+        if (answer.status < 300) succeeded.add(request.operation)
+        if (answer.status < 300 && request.method === 'DELETE') {
+          for (const segment of request.sent?.url.split('?')[0]!.split('/') ?? [])
+            target.pools.forget(segment)
+        }
         if (answer.status < 300 && type.startsWith('application/json')) {
           target.pools.harvest(request.path, JSON.parse(answer.body))
           if (rules.response(request.method, request.path, answer.status)) checkedBodies++
@@ -106,6 +113,8 @@ async function fuzz(t: TestContext, start: () => Promise<Target>) {
       `${target.name}: ${sent} requests (seed ${SEED}), ${checkedBodies} 2xx bodies checked against their ` +
         `schemas; answers by status: ${byStatus.join(', ')}`,
     )
+    const neverServed = operations.filter((operation) => !succeeded.has(operation))
+    if (neverServed.length > 0) t.diagnostic(`${target.name}: no 2xx answer from ${neverServed.join(', ')}`)
     await target.close()
   }
 }

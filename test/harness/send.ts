@@ -30,6 +30,14 @@ export class Pools {
     this.pools.set(pool, values)
   }
 
+  /** Drops a value from every pool (a deleted resource's id). */
+  forget(value: string) {
+    for (const values of this.pools.values()) {
+      const index = values.indexOf(value)
+      if (index >= 0) values.splice(index, 1)
+    }
+  }
+
   resolve(real: Real): string {
     for (const pool of real.pools) {
       const values = this.pools.get(pool)
@@ -41,6 +49,8 @@ export class Pools {
   /** Takes the ids and emails of a 2xx JSON answer of the operation at `path`. */
   harvest(path: string, body: unknown) {
     const collection = path.replace(/\/\{[^}]+\}$/, '')
+    // Also under its last segment (`roles`), where a field such as `role` or `roleId` looks for it.
+    const segment = collection.slice(collection.lastIndexOf('/') + 1)
     const visit = (value: unknown, depth: number) => {
       if (Array.isArray(value)) {
         for (const item of value) visit(item, depth)
@@ -51,11 +61,12 @@ export class Pools {
         if (typeof item === 'string') {
           if (key === 'id' && depth <= 2) {
             this.add(collection, item)
+            this.add(segment, item)
             this.add('any', item)
           } else if (/[a-z]Id$/.test(key)) {
             this.add(key, item)
             this.add('any', item)
-          } else if (key === 'email') this.add('email', item)
+          } else if (key === 'email' || key === 'refreshToken') this.add(key, item)
         } else visit(item, depth + 1)
       }
     }

@@ -64,6 +64,7 @@ export async function platformTarget(): Promise<Target> {
   const h: PlatformHarness = await startPlatform({ env })
   const { app } = h
   const pools = new Pools()
+  pools.add('password', PASSWORD)
   const account = async () => {
     const email = uniqueEmail('fuzz')
     await ok(
@@ -144,6 +145,7 @@ export async function directoryTarget(): Promise<Target> {
   const h: DirectoryHarness = await startDirectory({ env })
   const { app } = h
   const pools = new Pools()
+  pools.add('password', PASSWORD)
   const credentials: Record<string, Record<string, string>> = {
     anonymous: { origin: APP_ORIGIN },
     'a forged cookie': { cookie: 'curio_session=forged', origin: APP_ORIGIN },
@@ -211,8 +213,9 @@ export async function directoryTarget(): Promise<Target> {
       if (!(await stillAdmin())) await signInAdmin()
       if (!(await stillMember())) await signInMember()
     },
+    // Signing out, in or up replaces the session the request carried.
     afterAnswer: async (request) => {
-      if (request.path === '/api/auth/signout') {
+      if (request.path.startsWith('/api/auth/')) {
         if (!(await stillAdmin())) await signInAdmin()
         if (!(await stillMember())) await signInMember()
       }

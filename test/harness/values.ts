@@ -138,12 +138,21 @@ const email = fc
   .tuple(fc.stringMatching(/^[a-z][a-z0-9]{2,11}$/), fc.constantFrom('example.com', 'example.org'))
   .map(([local, domain]) => `${local}@${domain}`)
 
-/** Where a field's real values are pooled: ids by the path they belong to, emails together. */
+const plural = (name: string) => (name.endsWith('y') ? `${name.slice(0, -1)}ies` : `${name}s`)
+
+/**
+ * Where a field's real values are pooled: ids by the collection that answered them (`roleId` and `role`
+ * by `roles`), emails, passwords and refresh tokens together; undefined for a field with no real values.
+ */
 export function poolsOfField(field: string, path: string): string[] | undefined {
   if (field === 'email') return ['email']
-  if (!/(^|[a-z])(id|ids|Id|Ids)$/.test(field)) return undefined
+  if (/password$/i.test(field)) return ['password']
+  if (field === 'refreshToken') return ['refreshToken']
   if (field === 'id' || field === 'ids') return [path, path.replace(/\/[^/]+$/, ''), 'any']
-  return [field.replace(/s$/, ''), 'any']
+  const named = /^([a-z]+?)(?:Id|Ids)?$/.exec(field)?.[1]
+  if (!named) return undefined
+  const pools = [`${named}Id`, plural(named)]
+  return /Ids?$/.test(field) ? [...pools, 'any'] : pools
 }
 
 function limits(schema: Schema, fallbackMax: number) {
@@ -223,12 +232,10 @@ export function validValue(schema: Schema, field: string, path: string): fc.Arbi
       const generated = validString(schema)
       const pools = poolsOfField(field, path)
       if (!pools) return generated
+      // A real value where one exists (the fallback, a generated one, where none does yet).
       return fc.oneof(
-        {
-          weight: 3,
-          arbitrary: fc.tuple(fc.nat(), generated).map(([pick, text]) => new Real(pools, pick, text)),
-        },
-        { weight: 1, arbitrary: generated },
+        fc.tuple(fc.nat(), generated).map(([pick, text]) => new Real(pools, pick, text)),
+        generated,
       )
     }
     case 'integer': {
