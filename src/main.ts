@@ -1,12 +1,9 @@
 import { existsSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { ConfigError, configurationTable, loadConfig } from './config.ts'
-import { openDatabases, SERVICES, type ServiceName } from './db/index.ts'
+import type { ServiceName } from './db/index.ts'
 import { DataDirInUseError } from './db/lock.ts'
-import { ensureAdmin } from './directory/admin/bootstrap.ts'
-import { systemClock } from './lib/clock.ts'
-import { createLogger } from './lib/logger.ts'
-import { ListenError, migrateAll, type Runtime, startServices } from './runtime.ts'
+import type { Runtime } from './runtime.ts'
 
 const USAGE = `Usage: npm run cli -- <command>   (npm start = npm run cli -- start)
 
@@ -26,7 +23,25 @@ class UsageError extends Error {}
 class EnvFileError extends Error {}
 
 /** Errors whose message is the whole story: one line, no stack. */
-const PLAIN_ERRORS = [ConfigError, DataDirInUseError, ListenError, EnvFileError]
+const PLAIN_ERRORS: (new (...args: never[]) => Error)[] = [ConfigError, DataDirInUseError, EnvFileError]
+
+/**
+ * The services' code, loaded only by the commands that run something: help, `config docs` and a wrong
+ * setting answer at once instead of after every module has loaded.
+ */
+async function loadServices() {
+  const [runtime, db, bootstrap, logger, clock] = await Promise.all([
+    import('./runtime.ts'),
+    import('./db/index.ts'),
+    import('./directory/admin/bootstrap.ts'),
+    import('./lib/logger.ts'),
+    import('./lib/clock.ts'),
+  ])
+  PLAIN_ERRORS.push(runtime.ListenError)
+  return { ...runtime, ...db, ...bootstrap, ...logger, ...clock }
+}
+
+const ALL_SERVICES: readonly ServiceName[] = ['platform', 'directory']
 
 /**
  * Reads `.env` from the working folder, if there is one, with Node's own loader: its variables fill the
@@ -42,7 +57,7 @@ function loadEnvFile(path = '.env') {
 }
 
 function servicesFrom(arg: string | undefined): ServiceName[] {
-  if (!arg) return [...SERVICES]
+  if (!arg) return [...ALL_SERVICES]
   if (arg === 'platform' || arg === 'directory') return [arg]
   throw new UsageError(`Unknown service "${arg}": use platform or directory`)
 }
@@ -71,6 +86,8 @@ function printBanner(runtime: Runtime) {
 
 async function start(arg: string | undefined) {
   const config = loadConfig()
+  const services = servicesFrom(arg)
+  const { createLogger, startServices, systemClock } = await loadServices()
   const log = createLogger(config.logLevel, undefined, config.logFormat)
 
   // Signal handlers go in before anything is started or printed: whoever reads the banner may signal
@@ -98,7 +115,7 @@ async function start(arg: string | undefined) {
   process.on('SIGTERM', () => shutdown('SIGTERM'))
   process.on('SIGINT', () => shutdown('SIGINT'))
 
-  runtime = await startServices(config, servicesFrom(arg), log, systemClock)
+  runtime = await startServices(config, services, log, systemClock)
   if (stopping) {
     stopping = false
     shutdown('start-up interrupted')
@@ -109,6 +126,7 @@ async function start(arg: string | undefined) {
 
 async function migrate() {
   const config = loadConfig()
+  const { createLogger, migrateAll, openDatabases, SERVICES } = await loadServices()
   const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, undefined, config.logFormat)
   const databases = await openDatabases(config, { log })
   try {
@@ -131,6 +149,7 @@ async function adminCreate(args: string[]) {
     throw new UsageError('admin create needs --password of 8 to 128 characters')
   }
   const config = loadConfig()
+  const { createLogger, ensureAdmin, migrateAll, openDatabases, systemClock } = await loadServices()
   const log = createLogger('warn', undefined, config.logFormat)
   const databases = await openDatabases(config, { log })
   try {
