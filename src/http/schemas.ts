@@ -103,16 +103,16 @@ export const invalidField = (field: string, message: string): ErrorExample => ({
 
 /** What each status means to a caller, said first in its description. */
 const STATUS_MEANINGS: Record<number, string> = {
-  400: 'Invalid input: `details` names each failing field and what it must be',
+  400: 'Invalid input',
   401: 'Not authenticated',
   403: 'Not allowed',
   404: 'Not found',
-  409: 'Conflicts with the current state',
-  413: 'The body is too large',
-  415: 'The body is not JSON',
-  429: 'Too many requests: `Retry-After` says how many seconds to wait',
-  500: 'Failed on the server',
-  502: 'The Git host failed',
+  409: 'Conflict',
+  413: 'Body too large',
+  415: 'Body not JSON',
+  429: 'Rate limited',
+  500: 'Server error',
+  502: 'Upstream failure',
   503: 'Not ready',
 }
 
@@ -224,9 +224,10 @@ export function errorResponses<T extends TSchema & { $id?: string }>(
   if (!id) throw new Error('An error schema needs an $id: it is shared by every error answer')
   const exampleOf = (entry: ErrorCase): ErrorExample => {
     if (typeof entry !== 'string') return entry
+    // The code last: a usual example may be a 400 made with invalidField.
     return {
-      code: entry,
       ...(serviceExamples[entry] ?? EXAMPLES[entry] ?? { message: ERROR_CODES[entry][1] }),
+      code: entry,
     }
   }
   return (...specs: ErrorSpec[]): Record<number, T> => {
@@ -245,8 +246,10 @@ export function errorResponses<T extends TSchema & { $id?: string }>(
       }
       const examples: Record<string, { summary: string; value: unknown }> = {}
       for (const example of cases) {
+        // A code shown twice is told apart by the field its example names.
         let key: string = example.code
-        for (let n = 2; key in examples; n++) key = `${example.code}_${n}`
+        if (key in examples && example.details?.[0]) key = `${example.code} (${example.details[0].field})`
+        for (let n = 2; key in examples; n++) key = `${example.code} (${n})`
         examples[key] = { summary: ERROR_CODES[example.code][1], value: render({ status, ...example }) }
       }
       const codes = [...new Set(cases.map((example) => example.code))]

@@ -137,7 +137,7 @@ export function roleRoutes(app: App, { roles }: { roles: RoleService }) {
           ...errors(
             [
               400,
-              'VALIDATION_ERROR',
+              invalidField('body.name', 'must be at least 3 characters long'),
               {
                 code: 'ADMIN_ROLE_PROTECTED',
                 message: 'The admin role cannot be deactivated or lose admin rights',
@@ -219,7 +219,7 @@ export function roleRoutes(app: App, { roles }: { roles: RoleService }) {
         response: {
           200: described(RoleChanged, 'The role with its new permissions'),
           ...errors(
-            [400, 'VALIDATION_ERROR', 'INVALID_PERMISSIONS'],
+            [400, invalidField('body.permissions', 'must have at most 500 items'), 'INVALID_PERMISSIONS'],
             401,
             WRITE_403,
             [404, 'ROLE_NOT_FOUND'],

@@ -166,10 +166,12 @@ export function adminUserRoutes(app: App, { users }: AdminUserRouteDeps) {
         body: UpdateUserBody,
         response: {
           200: described(UserAnswer, 'The updated user'),
-          ...errors([400, 'VALIDATION_ERROR', ROLE_MISSING, EMAIL_TAKEN], 401, WRITE_403, [
-            404,
-            'USER_NOT_FOUND',
-          ]),
+          ...errors(
+            [400, invalidField('body.avatar', 'must be an absolute URL'), ROLE_MISSING, EMAIL_TAKEN],
+            401,
+            WRITE_403,
+            [404, 'USER_NOT_FOUND'],
+          ),
         },
       },
     },
@@ -188,7 +190,12 @@ export function adminUserRoutes(app: App, { users }: AdminUserRouteDeps) {
         params: UserIdParams,
         response: {
           200: DeletedAnswer,
-          ...errors([400, 'SELF_DELETION'], 401, WRITE_403, [404, 'USER_NOT_FOUND']),
+          ...errors(
+            [400, invalidField('params.id', 'must not contain the NUL character'), 'SELF_DELETION'],
+            401,
+            WRITE_403,
+            [404, 'USER_NOT_FOUND'],
+          ),
         },
       },
     },
