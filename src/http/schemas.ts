@@ -234,6 +234,7 @@ export function errorResponses<T extends TSchema & { $id?: string }>(
     const entries: Record<number, unknown> = {}
     for (const spec of specs) {
       const [status, ...named] = typeof spec === 'number' ? [spec] : spec
+      if (!(status >= 400 && status <= 599)) throw new Error(`errors(${status}): only error statuses`)
       const cases = named.map(exampleOf)
       if (status === 400 && !cases.some((example) => example.code === 'VALIDATION_ERROR')) {
         cases.unshift(exampleOf('VALIDATION_ERROR'))
