@@ -166,7 +166,7 @@ const vacuumAnalyzeMs = performance.now() - vacuumStarted
 
 const jobs = createJobs({ database, log })
 const rateLimiter = await createRateLimiterFor(config, systemClock, log)
-const { app, guards } = await buildDirectoryApp({
+const { app } = await buildDirectoryApp({
   config,
   database,
   clock: systemClock,
