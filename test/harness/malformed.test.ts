@@ -74,9 +74,10 @@ async function fuzz(t: TestContext, start: () => Promise<Target>) {
         const { answer } = outcome
         const type = String(answer.headers['content-type'])
         if (answer.status < 300) succeeded.add(request.operation)
-        if (answer.status < 300 && request.method === 'DELETE') {
-          for (const segment of request.sent?.url.split('?')[0]!.split('/') ?? [])
-            target.pools.forget(segment)
+        // A deleted resource's id is offered no more.
+        if (answer.status < 300 && request.method === 'DELETE' && request.sent) {
+          const [path = ''] = request.sent.url.split('?', 1)
+          for (const segment of path.split('/')) target.pools.forget(segment)
         }
         if (answer.status < 300 && type.startsWith('application/json')) {
           target.pools.harvest(request.path, JSON.parse(answer.body))
