@@ -91,27 +91,37 @@ function anchored(schema: unknown): unknown {
 export type ResponseCheck = (body: unknown) => string[]
 
 /**
+ * Checks values against schemas of one document, its `#/components/...` references resolved; each schema
+ * is compiled once. Returns the ways a value breaks the schema (none when it conforms).
+ */
+export function schemaChecker(document: Pick<OpenApiDocument, 'components'>) {
+  const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: true })
+  addFormats(ajv)
+  ajv.addSchema({ $id: DOCUMENT_ID, components: anchored(document.components ?? {}) })
+  const compiled = new Map<string, ValidateFunction>()
+  return (schema: unknown, value: unknown): string[] => {
+    const key = JSON.stringify(schema)
+    let validate = compiled.get(key)
+    if (!validate) {
+      validate = ajv.compile(anchored(schema) as Schema)
+      compiled.set(key, validate)
+    }
+    return validate(value)
+      ? []
+      : (validate.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message}`)
+  }
+}
+
+/**
  * Validators of the JSON answers the document declares, by method, path and status: each returns the
  * ways an answer breaks its schema (none when it conforms).
  */
 export function responseValidators(document: OpenApiDocument) {
-  const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: true })
-  addFormats(ajv)
-  ajv.addSchema({ $id: DOCUMENT_ID, components: anchored(document.components ?? {}) })
-  const compiled = new Map<string, ValidateFunction | null>()
+  const check = schemaChecker(document)
   return (method: string, path: string, status: number): ResponseCheck | undefined => {
-    const key = `${method} ${path} ${status}`
-    if (!compiled.has(key)) {
-      const responses = document.paths[path]?.[method.toLowerCase()]?.responses ?? {}
-      const response = responses[String(status)] ?? responses[`${String(status)[0]}XX`] ?? responses.default
-      const schema = response?.content?.['application/json']?.schema
-      compiled.set(key, schema ? ajv.compile(anchored(schema) as Schema) : null)
-    }
-    const validate = compiled.get(key)
-    if (!validate) return undefined
-    return (body) =>
-      validate(body)
-        ? []
-        : (validate.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message}`)
+    const responses = document.paths[path]?.[method.toLowerCase()]?.responses ?? {}
+    const response = responses[String(status)] ?? responses[`${String(status)[0]}XX`] ?? responses.default
+    const schema = response?.content?.['application/json']?.schema
+    return schema ? (body) => check(schema, body) : undefined
   }
 }

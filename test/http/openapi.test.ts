@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test'
 import AjvModule from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import { ERROR_CODES } from '../../src/lib/error-codes.ts'
+import { schemaChecker } from '../harness/openapi.ts'
 import {
   type DirectoryHarness,
   type PlatformHarness,
@@ -20,8 +21,8 @@ import {
 } from '../helpers/apps.ts'
 
 // ajv and ajv-formats are CommonJS: their default export arrives wrapped.
-const Ajv = AjvModule as unknown as typeof AjvModule.default
-const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default
+const _Ajv = AjvModule as unknown as typeof AjvModule.default
+const _addFormats = addFormatsModule as unknown as typeof addFormatsModule.default
 
 type Json = Record<string, unknown>
 
@@ -93,42 +94,6 @@ function walkSchemas(value: unknown, where: string, visit: (schema: Json, where:
     if (key === 'example' || key === 'examples' || key === 'default' || key === 'enum' || key === 'const')
       continue
     walkSchemas(child, `${where}/${key}`, visit)
-  }
-}
-
-const DOCUMENT_ID = 'openapi.json'
-
-/** The schema with its `#/components/...` references pointing into the document added to ajv. */
-function anchored(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(anchored)
-  if (schema === null || typeof schema !== 'object') return schema
-  const copy: Json = {}
-  for (const [key, value] of Object.entries(schema)) {
-    copy[key] =
-      key === '$ref' && typeof value === 'string' && value.startsWith('#/')
-        ? `${DOCUMENT_ID}${value}`
-        : anchored(value)
-  }
-  return copy
-}
-
-/** Checks values against schemas of one document (compiled once per schema). */
-function validatorFor(document: Document) {
-  const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: true })
-  addFormats(ajv)
-  ajv.addSchema({ $id: DOCUMENT_ID, components: anchored(document.components ?? {}) })
-  const compiled = new Map<string, ReturnType<typeof ajv.compile>>()
-  return (schema: Json, value: unknown): string[] => {
-    // Annotations are not part of what a value must satisfy; the key tells schemas apart.
-    const key = JSON.stringify(schema)
-    let validate = compiled.get(key)
-    if (!validate) {
-      validate = ajv.compile(anchored(schema) as Json)
-      compiled.set(key, validate)
-    }
-    return validate(value)
-      ? []
-      : (validate.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message}`)
   }
 }
 
@@ -319,7 +284,7 @@ for (const service of services) {
     })
 
     it('has every example valid against its schema', () => {
-      const validate = validatorFor(doc())
+      const validate = schemaChecker(doc())
       const problems: string[] = []
       const check = (schema: Json | undefined, value: unknown, where: string) => {
         if (!schema) return
