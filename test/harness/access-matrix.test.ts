@@ -294,17 +294,31 @@ describe('access matrix: the directory', () => {
       assert.ok(![401, 403].includes(res.statusCode), `${route.method} ${route.url}: ${res.statusCode}`)
     }
   })
+})
 
-  it('the OpenAPI document shows the session security on every route that needs one', () => {
-    const document = directory.app.swagger() as {
-      paths: Record<string, Record<string, { security?: unknown[] }>>
-    }
-    for (const route of routesOf(directory.app.routeCatalog)) {
-      if (route.access === 'public' || route.method === 'HEAD') continue
-      const path = route.url.replace(/:([A-Za-z]+)/g, '{$1}')
-      const operation = document.paths[path]?.[route.method.toLowerCase()]
-      if (!operation) continue // hidden from the reference
-      assert.deepEqual(operation.security, [{ sessionCookie: [] }], `${route.method} ${route.url}`)
+describe('access matrix: the reference', () => {
+  const SECURITY: Partial<Record<AccessLevel, unknown>> = {
+    jwt: [{ bearerAuth: [] }],
+    'jwt-or-api-key': [{ bearerAuth: [] }, { apiKey: [] }],
+    session: [{ sessionCookie: [] }],
+    admin: [{ sessionCookie: [] }],
+    'admin-401': [{ sessionCookie: [] }],
+  }
+
+  it('every route that needs a caller shows its security and says who may call it', () => {
+    for (const harness of [platform, directory]) {
+      const document = harness.app.swagger() as {
+        paths: Record<string, Record<string, { security?: unknown[]; description?: string }>>
+      }
+      for (const route of routesOf(harness.app.routeCatalog)) {
+        if (route.access === 'public' || route.method === 'HEAD') continue
+        const path = route.url.replace(/:([A-Za-z]+)/g, '{$1}')
+        const operation = document.paths[path]?.[route.method.toLowerCase()]
+        if (!operation) continue // hidden from the reference
+        const label = `${route.method} ${route.url}`
+        assert.deepEqual(operation.security, SECURITY[route.access], label)
+        assert.match(operation.description ?? '', /\n\nAccess: /, `${label} states its access`)
+      }
     }
   })
 })

@@ -22,7 +22,6 @@ const tags = ['roles']
 /** A write carrying the session cookie from another origin is refused too. */
 const WRITE_403 = [403, 'FORBIDDEN', 'CROSS_ORIGIN'] as const
 const badId = invalidField('params.id', 'must be at most 64 characters long')
-const ADMIN_ONLY = 'Requires an admin session: 401 without a session, 403 for a non-admin.'
 
 export function roleRoutes(app: App, { roles }: { roles: RoleService }) {
   app.get(
@@ -32,7 +31,7 @@ export function roleRoutes(app: App, { roles }: { roles: RoleService }) {
       schema: {
         tags,
         summary: 'List roles',
-        description: `Roles of every status unless \`status\` is given, sorted by name by default. ${ADMIN_ONLY}`,
+        description: `Roles of every status unless \`status\` is given, sorted by name by default.`,
         querystring: RoleListQuery,
         response: {
           200: RoleList,
@@ -55,7 +54,7 @@ export function roleRoutes(app: App, { roles }: { roles: RoleService }) {
         summary: 'Create a role',
         description:
           'The id is the slug of the name (diacritics stripped, at most 64 characters). A name or id already ' +
-          `taken, whatever its case and inactive roles included, answers 409. ${ADMIN_ONLY}`,
+          `taken, whatever its case and inactive roles included, answers 409.`,
         body: CreateRoleBody,
         response: {
           201: described(RoleChanged, 'The created role'),
@@ -97,7 +96,7 @@ export function roleRoutes(app: App, { roles }: { roles: RoleService }) {
       schema: {
         tags,
         summary: 'Role statistics',
-        description: `Counts by status and the mean number of permissions per role. ${ADMIN_ONLY}`,
+        description: `Counts by status and the mean number of permissions per role.`,
         response: { 200: RoleStats, ...errors(401, 403) },
       },
     },
@@ -111,7 +110,7 @@ export function roleRoutes(app: App, { roles }: { roles: RoleService }) {
       schema: {
         tags,
         summary: 'Read a role',
-        description: `The role with its permissions, status and timestamps; 404 when unknown. ${ADMIN_ONLY}`,
+        description: `The role with its permissions, status and timestamps; 404 when unknown.`,
         params: RoleParams,
         response: { 200: RoleAnswer, ...errors([400, badId], 401, 403, [404, 'ROLE_NOT_FOUND']) },
       },
@@ -128,8 +127,7 @@ export function roleRoutes(app: App, { roles }: { roles: RoleService }) {
         summary: 'Update a role',
         description:
           'Changes the given fields of name, description, status and isAdmin; the id stays. A name taken by ' +
-          'another role answers 409. The seeded `admin` role cannot be deactivated or lose `isAdmin` (400). ' +
-          ADMIN_ONLY,
+          'another role answers 409. The seeded `admin` role cannot be deactivated or lose `isAdmin` (400).',
         params: RoleParams,
         body: UpdateRoleBody,
         response: {
@@ -169,7 +167,7 @@ export function roleRoutes(app: App, { roles }: { roles: RoleService }) {
         summary: 'Delete a role',
         description:
           'With `hard=true` the role is deleted for good and its users lose it; otherwise it is marked ' +
-          `inactive. The seeded \`admin\` role cannot be deleted (400). ${ADMIN_ONLY}`,
+          `inactive. The seeded \`admin\` role cannot be deleted (400).`,
         params: RoleParams,
         querystring: DeleteRoleQuery,
         response: {
@@ -196,7 +194,7 @@ export function roleRoutes(app: App, { roles }: { roles: RoleService }) {
       schema: {
         tags,
         summary: 'Read a role’s permissions',
-        description: `The role’s permissions with its id, name and description. ${ADMIN_ONLY}`,
+        description: `The role’s permissions with its id, name and description.`,
         params: RoleParams,
         response: { 200: RolePermissions, ...errors([400, badId], 401, 403, [404, 'ROLE_NOT_FOUND']) },
       },
@@ -213,7 +211,7 @@ export function roleRoutes(app: App, { roles }: { roles: RoleService }) {
         summary: 'Replace a role’s permissions',
         description:
           'Replaces the whole array, duplicates removed. Each entry must be an `area.action` of the catalogue; ' +
-          `otherwise 400 lists the invalid ones. ${ADMIN_ONLY}`,
+          `otherwise 400 lists the invalid ones.`,
         params: RoleParams,
         body: PermissionsBody,
         response: {

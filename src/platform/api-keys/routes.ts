@@ -19,8 +19,7 @@ export function apiKeyRoutes(app: App, { apiKeys }: { apiKeys: ApiKeyService }) 
           'Issues a key (`svc_live_` and 64 hex characters) for scripts, sent as `x-api-key: <key>` or ' +
           '`Authorization: Bearer <key>`. The full key is in this answer only; the server keeps its SHA-256. ' +
           `At most ${MAX_API_KEYS_PER_USER} keys per user (400 \`API_KEY_LIMIT\`): every key counts, expired ` +
-          'ones too, until it is revoked. `expiresAt` must be in the future. Requires an access token; an API ' +
-          'key gets 403 `API_KEY_NOT_ALLOWED`.',
+          'ones too, until it is revoked. `expiresAt` must be in the future.',
         body: CreateApiKeyBody,
         response: {
           200: ApiKeyCreated,
@@ -48,8 +47,7 @@ export function apiKeyRoutes(app: App, { apiKeys }: { apiKeys: ApiKeyService }) 
         tags,
         summary: 'List API keys',
         description:
-          'The caller’s keys, newest first, with their display prefix and last use; never the key itself. ' +
-          'Requires an access token.',
+          'The caller’s keys, newest first, with their display prefix and last use; never the key itself.',
         response: {
           200: ApiKeyList,
           ...errors([401, 'UNAUTHORIZED', 'INVALID_TOKEN'], [403, 'API_KEY_NOT_ALLOWED']),
@@ -68,7 +66,7 @@ export function apiKeyRoutes(app: App, { apiKeys }: { apiKeys: ApiKeyService }) 
         summary: 'Revoke an API key',
         description:
           'Deletes the key for good: requests using it answer 401 from now on. 404 for an unknown key or ' +
-          'another user’s. Requires an access token.',
+          'another user’s.',
         params: ApiKeyParams,
         response: {
           200: ApiKeyRevoked,
