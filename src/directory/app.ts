@@ -4,7 +4,7 @@ import { type App, createBaseApp } from '../http/app.ts'
 import { baseOptionsOf, installModules, type ServiceDeps } from '../http/modules.ts'
 import { createRateLimit } from '../http/rate-limit.ts'
 import { createAccountService } from './accounts/service.ts'
-import { createDirectoryGuards, type DirectoryGuards } from './auth/guard.ts'
+import { createDirectoryGuards } from './auth/guard.ts'
 import { directoryAuthModule } from './auth/module.ts'
 import { appOrigins, createOriginCheck } from './auth/origin.ts'
 import { createSessionService } from './auth/sessions.ts'
@@ -18,8 +18,6 @@ export type DirectoryDeps = ServiceDeps
 
 export interface DirectoryApp {
   app: App
-  /** The session guards, for modules registered on top of the app. */
-  guards: DirectoryGuards
 }
 
 /** Builds the directory API from its modules; the caller starts the jobs and listens. */
@@ -110,5 +108,5 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
     notifications: createNotifications(database.source, log),
   })
 
-  return { app, guards }
+  return { app }
 }

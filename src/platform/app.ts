@@ -12,7 +12,7 @@ import type { ActivityLogService } from './activity-log/service.ts'
 import type { ActivityWriter } from './activity-log/writer.ts'
 import { apiKeysModule } from './api-keys/module.ts'
 import type { ApiKeyService } from './api-keys/service.ts'
-import { type AuthGuard, createRequireAuth, createRequireJwt } from './auth/guard.ts'
+import { createRequireAuth, createRequireJwt } from './auth/guard.ts'
 import { createAccessTokens } from './auth/jwt.ts'
 import { authModule } from './auth/module.ts'
 import type { DomainEvent, PlatformEvents } from './events.ts'
@@ -24,8 +24,6 @@ export type PlatformDeps = ServiceDeps
 
 export interface PlatformApp {
   app: App
-  /** The auth guard, for modules registered on top of the app. */
-  requireAuth: AuthGuard
   /** The domain event bus, for modules and tests that emit events. */
   events: PlatformEvents
   activity: ActivityWriter
@@ -124,7 +122,6 @@ export async function buildPlatformApp(deps: PlatformDeps): Promise<PlatformApp>
 
   return {
     app,
-    requireAuth,
     events,
     activity: activity.writer,
     services: {

@@ -4,7 +4,6 @@ import type { Logger } from 'pino'
 import { loadConfig } from '../../src/config.ts'
 import { ensureAdmin } from '../../src/directory/admin/bootstrap.ts'
 import { buildDirectoryApp } from '../../src/directory/app.ts'
-import type { DirectoryGuards } from '../../src/directory/auth/guard.ts'
 import { SESSION_COOKIE } from '../../src/directory/auth/sessions.ts'
 import type { App } from '../../src/http/app.ts'
 import { createJobs, type Jobs } from '../../src/jobs/index.ts'
@@ -111,7 +110,6 @@ export async function startPlatform(options: PlatformHarnessOptions = {}): Promi
 }
 
 export interface DirectoryHarness extends Harness {
-  guards: DirectoryGuards
   rateLimiter: RateLimiter
   /** Makes an active admin and returns a signed-in session cookie for them. */
   adminCookie(email?: string): Promise<string>
@@ -127,7 +125,7 @@ export async function startDirectory(options: DirectoryHarnessOptions = {}): Pro
   const rateLimiter =
     options.rateLimiter ??
     (await createRateLimiterFor(config, clock, log, options.rateLimitPrefix ?? uniquePrefix()))
-  const { app, guards } = await buildOrClose(
+  const { app } = await buildOrClose(
     () => buildDirectoryApp({ config, database: databases.directory, clock, log, jobs, rateLimiter }),
     async () => {
       if (!options.rateLimiter) await rateLimiter.close()
@@ -146,7 +144,6 @@ export async function startDirectory(options: DirectoryHarnessOptions = {}): Pro
     clock,
     databases,
     jobs,
-    guards,
     rateLimiter,
     async adminCookie(email = `admin-${randomBytes(4).toString('hex')}@example.com`) {
       const password = 'admin-password-1'
