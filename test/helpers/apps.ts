@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto'
 import type { LightMyRequestResponse } from 'fastify'
 import type { Logger } from 'pino'
-import { loadConfig } from '../../src/config.ts'
+import { type Config, loadConfig } from '../../src/config.ts'
+import type { ServiceDatabase } from '../../src/db/index.ts'
 import { ensureAdmin } from '../../src/directory/admin/bootstrap.ts'
 import { buildDirectoryApp } from '../../src/directory/app.ts'
 import { SESSION_COOKIE } from '../../src/directory/auth/sessions.ts'
 import type { App } from '../../src/http/app.ts'
+import type { ServiceDeps } from '../../src/http/modules.ts'
 import { createJobs, type Jobs } from '../../src/jobs/index.ts'
 import { createManualClock, type ManualClock } from '../../src/lib/clock.ts'
 import { createLogger } from '../../src/lib/logger.ts'
@@ -74,28 +76,13 @@ const uniquePrefix = () => `curio-test:${randomBytes(6).toString('hex')}:`
 export async function startPlatform(options: PlatformHarnessOptions = {}): Promise<PlatformHarness> {
   // Tests make many accounts from inject's 127.0.0.1; the platform's rate-limit tests use other addresses.
   const config = testConfig({ RATE_LIMIT_BYPASS_LOCALHOST: 'true', ...options.env })
-  const log = options.log ?? createLogger('silent')
-  const clock = createManualClock()
-  const shared = options.databases
-  const databases = shared ?? (await createTestDatabases())
-  const jobs = createJobs({ database: databases.platform, log, pollingIntervalSeconds: 0.5 })
-  const rateLimiter =
-    options.rateLimiter ??
-    (await createRateLimiterFor(config, clock, log, options.rateLimitPrefix ?? uniquePrefix()))
-  const { app, events, activity } = await buildOrClose(
-    () => buildPlatformApp({ config, database: databases.platform, clock, log, jobs, rateLimiter }),
-    async () => {
-      if (!options.rateLimiter) await rateLimiter.close()
-      if (!shared) await databases.close()
-    },
+  const { built, clock, databases, jobs, rateLimiter, close } = await startService(
+    options,
+    config,
+    (databases) => databases.platform,
+    (deps) => buildPlatformApp(deps),
   )
-  const close = async () => {
-    await app.close()
-    await jobs.stop(2000)
-    if (!options.rateLimiter) await rateLimiter.close()
-    if (!shared) await databases.close()
-  }
-  await startOrClose(app, jobs, options.extend, close)
+  const { app, events, activity } = built
   return {
     app,
     clock,
@@ -117,28 +104,13 @@ export interface DirectoryHarness extends Harness {
 
 export async function startDirectory(options: DirectoryHarnessOptions = {}): Promise<DirectoryHarness> {
   const config = testConfig(options.env)
-  const log = options.log ?? createLogger('silent')
-  const clock = createManualClock()
-  const shared = options.databases
-  const databases = shared ?? (await createTestDatabases())
-  const jobs = createJobs({ database: databases.directory, log, pollingIntervalSeconds: 0.5 })
-  const rateLimiter =
-    options.rateLimiter ??
-    (await createRateLimiterFor(config, clock, log, options.rateLimitPrefix ?? uniquePrefix()))
-  const { app } = await buildOrClose(
-    () => buildDirectoryApp({ config, database: databases.directory, clock, log, jobs, rateLimiter }),
-    async () => {
-      if (!options.rateLimiter) await rateLimiter.close()
-      if (!shared) await databases.close()
-    },
+  const { built, clock, databases, jobs, rateLimiter, close } = await startService(
+    options,
+    config,
+    (databases) => databases.directory,
+    (deps) => buildDirectoryApp(deps),
   )
-  const close = async () => {
-    await app.close()
-    await jobs.stop(2000)
-    if (!options.rateLimiter) await rateLimiter.close()
-    if (!shared) await databases.close()
-  }
-  await startOrClose(app, jobs, options.extend, close)
+  const { app } = built
   return {
     app,
     clock,
@@ -160,31 +132,47 @@ export async function startDirectory(options: DirectoryHarnessOptions = {}): Pro
   }
 }
 
-/** Builds the app; a failure closes the limiter and databases opened for it, so the test file can end. */
-async function buildOrClose<T>(build: () => Promise<T>, close: () => Promise<void>): Promise<T> {
-  try {
-    return await build()
-  } catch (error) {
-    await close().catch(() => {})
-    throw error
-  }
-}
-
-/** Registers the test's routes and starts; a failure (a route the app refuses) closes what was opened. */
-async function startOrClose(
-  app: App,
-  jobs: Jobs,
-  extend: ((app: App) => void) | undefined,
-  close: () => Promise<void>,
+/**
+ * What both harnesses share: the databases (fresh unless shared), the service's job queue and rate limiter,
+ * the app built on them with the test's routes, started. A failure on the way (an app that refuses a
+ * route) closes what was opened, so the test file can end.
+ */
+async function startService<Built extends { app: App }>(
+  options: HarnessOptions & {
+    databases?: TestDatabases
+    extend?: (app: App) => void
+    rateLimitPrefix?: string
+  },
+  config: Config,
+  databaseOf: (databases: TestDatabases) => ServiceDatabase,
+  build: (deps: ServiceDeps) => Promise<Built>,
 ) {
+  const log = options.log ?? createLogger('silent')
+  const clock = createManualClock()
+  const shared = options.databases
+  const databases = shared ?? (await createTestDatabases())
+  const database = databaseOf(databases)
+  const jobs = createJobs({ database, log, pollingIntervalSeconds: 0.5 })
+  const rateLimiter =
+    options.rateLimiter ??
+    (await createRateLimiterFor(config, clock, log, options.rateLimitPrefix ?? uniquePrefix()))
+  let built: Built | undefined
+  const close = async () => {
+    await built?.app.close()
+    await jobs.stop(2000)
+    if (!options.rateLimiter) await rateLimiter.close()
+    if (!shared) await databases.close()
+  }
   try {
-    extend?.(app)
+    built = await build({ config, database, clock, log, jobs, rateLimiter })
+    options.extend?.(built.app)
     await jobs.start()
-    await app.ready()
+    await built.app.ready()
   } catch (error) {
     await close().catch(() => {})
     throw error
   }
+  return { built, clock, databases, jobs, rateLimiter, close }
 }
 
 /** Probe routes behind each directory guard, for tests of the guards themselves. */
