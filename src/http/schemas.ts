@@ -163,6 +163,8 @@ const EXAMPLES: Partial<Record<ErrorCode, Omit<ErrorExample, 'code'>>> = {
   ALREADY_MEMBER: { message: 'This account is already a member of the work' },
   MEMBER_NOT_FOUND: { message: 'Member not found' },
   ACTIVITY_NOT_FOUND: { message: 'Activity entry not found' },
+  NOTIFICATION_NOT_FOUND: { message: 'Notification not found' },
+  NOTIFICATION_PERSISTENT: { message: 'Persistent notifications cannot be dismissed' },
   ACCOUNT_INACTIVE: { message: 'This account is inactive' },
   USERNAME_TAKEN: { message: 'This username is already taken' },
   SELF_DELETION: { message: 'You cannot delete your own account' },

@@ -54,6 +54,10 @@ export const ERROR_CODES = {
   MEMBER_NOT_FOUND: [404, 'The account is not a member of the work.'],
   ACTIVITY_NOT_FOUND: [404, 'No activity entry of yours has this id.'],
 
+  // Platform: notifications.
+  NOTIFICATION_NOT_FOUND: [404, 'No notification of yours has this id.'],
+  NOTIFICATION_PERSISTENT: [400, 'A persistent notification (a banner) cannot be dismissed.'],
+
   // Directory: accounts, users, roles, clients and categories.
   ACCOUNT_INACTIVE: [403, 'The account is not active and cannot sign in.'],
   USERNAME_TAKEN: [409, 'Another user has this username.'],

@@ -18,6 +18,8 @@ import { authModule } from './auth/module.ts'
 import type { DomainEvent, PlatformEvents } from './events.ts'
 import { PlatformError } from './http/schemas.ts'
 import { getOrCreateInstanceSecret } from './instance/service.ts'
+import { notificationsModule } from './notifications/module.ts'
+import type { NotificationService } from './notifications/service.ts'
 import { worksModule } from './works/module.ts'
 
 export type PlatformDeps = ServiceDeps
@@ -28,7 +30,13 @@ export interface PlatformApp {
   events: PlatformEvents
   activity: ActivityWriter
   /** Services for tooling and benchmarks that work beside the routes. */
-  services: { activityLog: ActivityLogService; reconciler: Reconciler; apiKeys: ApiKeyService }
+  services: {
+    activityLog: ActivityLogService
+    reconciler: Reconciler
+    apiKeys: ApiKeyService
+    /** In-app notifications, for the modules that tell users about problems (generation, deploy). */
+    notifications: NotificationService
+  }
 }
 
 /** Builds the platform API from its modules; the caller starts the jobs and listens. */
@@ -81,6 +89,10 @@ export async function buildPlatformApp(deps: PlatformDeps): Promise<PlatformApp>
       { name: 'api-keys', description: 'Long-lived keys for scripts; managed with an access token only' },
       { name: 'works', description: 'Directory sites you build, and who shares them' },
       { name: 'activity-log', description: 'What happened on your account, from domain events' },
+      {
+        name: 'notifications',
+        description: 'In-app notifications: problems to act on, banners, read and dismissed state',
+      },
     ],
   })
   app.addSchema(PlatformError)
@@ -112,9 +124,10 @@ export async function buildPlatformApp(deps: PlatformDeps): Promise<PlatformApp>
     events,
     rateLimit,
   })
+  const notifications = notificationsModule({ db, clock, log })
   const works = worksModule({ db, clock, log, events, activity: activity.writer })
 
-  installModules(app, [activity.module, auth.module, apiKeys.module, works.module], {
+  installModules(app, [activity.module, auth.module, apiKeys.module, notifications.module, works.module], {
     jobs,
     notifications: createNotifications(database.source, log),
     events,
@@ -128,6 +141,7 @@ export async function buildPlatformApp(deps: PlatformDeps): Promise<PlatformApp>
       activityLog: activity.activityLog,
       reconciler: activity.reconciler,
       apiKeys: apiKeys.apiKeys,
+      notifications: notifications.notifications,
     },
   }
 }

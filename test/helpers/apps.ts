@@ -65,6 +65,8 @@ function testConfig(env: HarnessOptions['env'] = {}) {
 export interface PlatformHarness extends Harness {
   events: PlatformApp['events']
   activity: PlatformApp['activity']
+  /** The app's services, for tests that act beside the routes (as other modules do). */
+  services: PlatformApp['services']
   rateLimiter: RateLimiter
   /** Emits a domain event in a transaction of its own, as a service emits it with its change. */
   emit(event: DomainEvent): Promise<void>
@@ -82,7 +84,7 @@ export async function startPlatform(options: PlatformHarnessOptions = {}): Promi
     (databases) => databases.platform,
     (deps) => buildPlatformApp(deps),
   )
-  const { app, events, activity } = built
+  const { app, events, activity, services } = built
   return {
     app,
     clock,
@@ -90,6 +92,7 @@ export async function startPlatform(options: PlatformHarnessOptions = {}): Promi
     jobs,
     events,
     activity,
+    services,
     rateLimiter,
     emit: (event) => databases.platform.db.transaction((tx) => events.emit(event, { tx })),
     close,
