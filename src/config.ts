@@ -487,6 +487,34 @@ const definitions = {
     'https://api.openai.com/v1',
     'default base URL of the OpenAI-compatible AI provider',
   ),
+  aiProviderTimeoutMs: integer(
+    'AI_PROVIDER_TIMEOUT_MS',
+    'Platform',
+    120_000,
+    'time limit of one request to an AI provider (a generation asks once, or twice when the first answer is invalid)',
+    { min: 1 },
+  ),
+  aiProviderMaxRetries: integer(
+    'AI_PROVIDER_MAX_RETRIES',
+    'Platform',
+    2,
+    'retries of an AI provider request that failed for a transient reason (429, 5xx, connection), with backoff',
+    { min: 0, max: 10 },
+  ),
+  generationMaxItems: integer(
+    'GENERATION_MAX_ITEMS',
+    'Platform',
+    1000,
+    'items kept from one generation; a longer answer is cut to this many',
+    { min: 1, max: 10_000 },
+  ),
+  generationStaleMs: integer(
+    'GENERATION_STALE_MS',
+    'Platform',
+    60_000,
+    'a generation whose worker showed no sign of life for this long (it crashed) is resumed, or ended as ERROR',
+    { min: 1000 },
+  ),
   githubToken: optional('GITHUB_TOKEN', 'Platform', 'fallback secret of the `github` plugin', true),
   vercelToken: optional('VERCEL_TOKEN', 'Platform', 'fallback secret of the `vercel` plugin', true),
   openaiApiKey: optional('OPENAI_API_KEY', 'Platform', 'fallback secret of the `openai` plugin', true),
@@ -647,6 +675,11 @@ export type Config = Omit<Parsed, 'appUrl'> & {
   /** Postgres URL of the service, or undefined for the embedded database. */
   readonly platformDbUrl: string | undefined
   readonly directoryDbUrl: string | undefined
+  /**
+   * The environment variable a plugin setting names as its `x-envVar` (trimmed; undefined when unset or
+   * blank). A variable defined above is validated as it is there; any other is read as text.
+   */
+  readonly pluginEnv: (name: string) => string | undefined
 }
 
 /** Reads and validates every setting; throws ConfigError naming the first wrong one. */
@@ -692,8 +725,20 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('APP_URL', `must be an origin without a path (got "${appUrlValue}")`)
   }
 
+  const byEnvName = new Map<string, Setting<unknown>>(
+    (Object.values(definitions) as Setting<unknown>[]).map((setting) => [setting.env, setting]),
+  )
+  const environment: Env = { ...env }
+  const pluginEnv = (name: string): string | undefined => {
+    const raw = environment[name]
+    if (!present(raw)) return undefined
+    const setting = byEnvName.get(name)
+    return setting ? String(setting.parse(raw)) : raw.trim()
+  }
+
   return Object.freeze({
     ...values,
+    pluginEnv,
     appUrl: appUrlValue,
     isProduction,
     platformDbUrl: values.platformDatabaseUrl ?? values.databaseUrl,

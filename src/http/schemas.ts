@@ -113,6 +113,7 @@ const STATUS_MEANINGS: Record<number, string> = {
   429: 'Rate limited',
   500: 'Server error',
   502: 'Upstream failure',
+  504: 'Upstream timeout',
   503: 'Not ready',
 }
 
@@ -163,6 +164,29 @@ const EXAMPLES: Partial<Record<ErrorCode, Omit<ErrorExample, 'code'>>> = {
   ALREADY_MEMBER: { message: 'This account is already a member of the work' },
   MEMBER_NOT_FOUND: { message: 'Member not found' },
   ACTIVITY_NOT_FOUND: { message: 'Activity entry not found' },
+  PLUGIN_NOT_FOUND: { message: `No plugin has the id "openia"` },
+  PLUGIN_NOT_ENABLED: { message: `The OpenAI plugin is not enabled for your account: enable it first` },
+  WORK_PLUGIN_NOT_ENABLED: { message: `The OpenAI plugin is not enabled for this work: enable it first` },
+  CAPABILITY_NOT_OFFERED: { message: `The OpenAI plugin does not offer "deploy"; it offers ai-provider` },
+  PLUGIN_NOT_CONFIGURED: {
+    message: `The OpenAI plugin is missing a required setting (apiKey): set it with PATCH /api/plugins/openai/settings`,
+  },
+  NOT_AN_AI_PROVIDER: { message: `The GitHub plugin is not an AI provider: it has no models` },
+  PROVIDER_CREDENTIALS_REJECTED: {
+    message: `OpenAI: The provider rejected the API key (401): Incorrect API key provided`,
+  },
+  PROVIDER_CREDITS_EXHAUSTED: {
+    message: `OpenAI: The provider has no credits left (429): You exceeded your current quota`,
+  },
+  PROVIDER_ERROR: {
+    message: `OpenAI: The provider failed (500): The server had an error while processing your request`,
+  },
+  PROVIDER_TIMEOUT: { message: `OpenAI: The provider did not answer within 120000 ms` },
+  NO_AI_PROVIDER: {
+    message: `No AI provider is active for "Café Guide": enable one with POST /api/works/:workId/plugins/:pluginId/enable and {"activeCapability": "ai-provider"}`,
+  },
+  GENERATION_RUNNING: { message: `A generation is already running for this work` },
+  GENERATION_NOT_RUNNING: { message: `No generation is running for this work` },
   NOTIFICATION_NOT_FOUND: { message: 'Notification not found' },
   NOTIFICATION_PERSISTENT: { message: 'Persistent notifications cannot be dismissed' },
   ACCOUNT_INACTIVE: { message: 'This account is inactive' },

@@ -54,6 +54,33 @@ export const ERROR_CODES = {
   MEMBER_NOT_FOUND: [404, 'The account is not a member of the work.'],
   ACTIVITY_NOT_FOUND: [404, 'No activity entry of yours has this id.'],
 
+  // Platform: plugins and generation.
+  PLUGIN_NOT_FOUND: [404, 'No plugin has this id.'],
+  PLUGIN_NOT_ENABLED: [
+    400,
+    'The plugin is not enabled for the account (for a work: for its owner’s account); enable it first.',
+  ],
+  WORK_PLUGIN_NOT_ENABLED: [400, 'The plugin is not enabled for the work; enable it for the work first.'],
+  CAPABILITY_NOT_OFFERED: [400, 'The plugin does not offer the capability named.'],
+  PLUGIN_NOT_CONFIGURED: [
+    400,
+    'A required setting of the plugin (its API key, token) has no value at the work, account or environment level.',
+  ],
+  NOT_AN_AI_PROVIDER: [400, 'Only AI provider plugins have models.'],
+  PROVIDER_CREDENTIALS_REJECTED: [
+    400,
+    'The provider refused the plugin’s credentials; its reason is in the message.',
+  ],
+  PROVIDER_CREDITS_EXHAUSTED: [
+    400,
+    'The provider refused for lack of credits or quota; its reason is in the message.',
+  ],
+  PROVIDER_ERROR: [502, 'The provider failed or answered something unusable; its reason is in the message.'],
+  PROVIDER_TIMEOUT: [504, 'The provider did not answer in time.'],
+  NO_AI_PROVIDER: [400, 'No AI provider plugin is active for the work.'],
+  GENERATION_RUNNING: [409, 'A generation is already running for the work.'],
+  GENERATION_NOT_RUNNING: [409, 'No generation is running for the work: there is nothing to cancel.'],
+
   // Platform: notifications.
   NOTIFICATION_NOT_FOUND: [404, 'No notification of yours has this id.'],
   NOTIFICATION_PERSISTENT: [400, 'A persistent notification (a banner) cannot be dismissed.'],

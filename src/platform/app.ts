@@ -6,6 +6,7 @@ import { type App, createBaseApp } from '../http/app.ts'
 import { baseOptionsOf, installModules, type ServiceDeps } from '../http/modules.ts'
 import { createRateLimit } from '../http/rate-limit.ts'
 import { createAnalyticsClient } from '../integrations/analytics/client.ts'
+import { createEnvelope } from '../lib/crypto.ts'
 import { activityLogModule } from './activity-log/module.ts'
 import type { Reconciler } from './activity-log/reconcile.ts'
 import type { ActivityLogService } from './activity-log/service.ts'
@@ -16,10 +17,15 @@ import { createRequireAuth, createRequireJwt } from './auth/guard.ts'
 import { createAccessTokens } from './auth/jwt.ts'
 import { authModule } from './auth/module.ts'
 import type { DomainEvent, PlatformEvents } from './events.ts'
+import { generationModule } from './generation/module.ts'
+import type { GenerationService } from './generation/service.ts'
 import { PlatformError } from './http/schemas.ts'
 import { getOrCreateInstanceSecret } from './instance/service.ts'
 import { notificationsModule } from './notifications/module.ts'
 import type { NotificationService } from './notifications/service.ts'
+import { pluginsModule } from './plugins/module.ts'
+import { loadPlugins } from './plugins/registry.ts'
+import type { PluginService } from './plugins/service.ts'
 import { worksModule } from './works/module.ts'
 
 export type PlatformDeps = ServiceDeps
@@ -36,6 +42,9 @@ export interface PlatformApp {
     apiKeys: ApiKeyService
     /** In-app notifications, for the modules that tell users about problems (generation, deploy). */
     notifications: NotificationService
+    /** Plugin settings as generation and deploy resolve them. */
+    plugins: PluginService
+    generation: GenerationService
   }
 }
 
@@ -49,6 +58,13 @@ export async function buildPlatformApp(deps: PlatformDeps): Promise<PlatformApp>
     (await getOrCreateInstanceSecret({ db, clock }, 'jwt_secret', () =>
       randomBytes(48).toString('base64url'),
     ))
+  // Plugin secrets (and webhook secrets) are sealed with it; a local instance keeps a generated one.
+  const envelope = createEnvelope(
+    config.platformEncryptionKey ??
+      (await getOrCreateInstanceSecret({ db, clock }, 'platform_encryption_key', () =>
+        randomBytes(32).toString('hex'),
+      )),
+  )
   const accessTokens = createAccessTokens({ secret: jwtSecret, clock })
   const apiKeys = apiKeysModule({ db, clock, log, usageFlushMs: config.apiKeyUsageFlushMs })
   const requireAuth = createRequireAuth({ accessTokens, apiKeys: apiKeys.apiKeys })
@@ -90,6 +106,11 @@ export async function buildPlatformApp(deps: PlatformDeps): Promise<PlatformApp>
       { name: 'works', description: 'Directory sites you build, and who shares them' },
       { name: 'activity-log', description: 'What happened on your account, from domain events' },
       {
+        name: 'plugins',
+        description:
+          'Providers (AI, Git, hosting) you enable for your account and for each work, with their settings',
+      },
+      {
         name: 'notifications',
         description: 'In-app notifications: problems to act on, banners, read and dismissed state',
       },
@@ -126,12 +147,48 @@ export async function buildPlatformApp(deps: PlatformDeps): Promise<PlatformApp>
   })
   const notifications = notificationsModule({ db, clock, log })
   const works = worksModule({ db, clock, log, events, activity: activity.writer })
-
-  installModules(app, [activity.module, auth.module, apiKeys.module, notifications.module, works.module], {
-    jobs,
-    notifications: createNotifications(database.source, log),
-    events,
+  const providerLimits = { timeoutMs: config.aiProviderTimeoutMs, maxRetries: config.aiProviderMaxRetries }
+  const plugins = pluginsModule({
+    db,
+    clock,
+    log,
+    plugins: await loadPlugins(),
+    envelope,
+    env: config.pluginEnv,
+    access: works.access,
+    activity: activity.writer,
+    providerLimits,
   })
+  const generation = generationModule({
+    db,
+    clock,
+    log,
+    jobs,
+    events,
+    access: works.access,
+    plugins: plugins.plugins,
+    notifications: notifications.notifications,
+    maxItems: config.generationMaxItems,
+    staleMs: config.generationStaleMs,
+  })
+
+  installModules(
+    app,
+    [
+      activity.module,
+      auth.module,
+      apiKeys.module,
+      notifications.module,
+      works.module,
+      plugins.module,
+      generation.module,
+    ],
+    {
+      jobs,
+      notifications: createNotifications(database.source, log),
+      events,
+    },
+  )
 
   return {
     app,
@@ -142,6 +199,8 @@ export async function buildPlatformApp(deps: PlatformDeps): Promise<PlatformApp>
       reconciler: activity.reconciler,
       apiKeys: apiKeys.apiKeys,
       notifications: notifications.notifications,
+      plugins: plugins.plugins,
+      generation: generation.generation,
     },
   }
 }

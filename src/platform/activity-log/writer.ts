@@ -72,6 +72,14 @@ export function createActivityWriter({ clock, log, enqueue }: ActivityWriterDeps
   return {
     record,
 
+    /** Records in a savepoint of `executor`'s transaction: a failure is logged and never fails the change. */
+    audit: (entry: NewActivity, executor: DbOrTx): Promise<ActivityRow | undefined> =>
+      inSavepoint(
+        executor,
+        (savepoint) => record(entry, savepoint),
+        (error) => log.error({ err: error, action: entry.action }, 'activity write failed'),
+      ),
+
     /**
      * Closes the newest `in_progress` row of this kind for the work (generation and deployment runs update
      * their row rather than adding a second one); records a new row when there is none.

@@ -13,7 +13,7 @@ export interface WorksModuleDeps {
   clock: Clock
   log: Logger
   events: Pick<PlatformEvents, 'emit'>
-  activity: Pick<ActivityWriter, 'record'>
+  activity: Pick<ActivityWriter, 'audit'>
 }
 
 /** Works and their members; `access` is the permission helper every module that touches works uses. */

@@ -1,8 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { and, asc, eq, like } from 'drizzle-orm'
-import type { Logger } from 'pino'
 import type { Db, DbOrTx } from '../../db/index.ts'
-import { inSavepoint } from '../../db/transactions.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { normaliseEmail } from '../../lib/email.ts'
 import { badRequest, conflict, invalidInput, notFound } from '../../lib/errors.ts'
@@ -25,10 +23,9 @@ import { workMembers, works } from './tables.ts'
 export interface WorkServiceDeps {
   db: Db
   clock: Clock
-  log: Pick<Logger, 'error'>
   access: Pick<WorkAccess, 'listVisible' | 'requireView' | 'requireEdit' | 'requireOwner'>
   events: Pick<PlatformEvents, 'emit'>
-  activity: Pick<ActivityWriter, 'record'>
+  activity: Pick<ActivityWriter, 'audit'>
 }
 
 const MIN_DERIVED_SLUG_LENGTH = 2
@@ -74,7 +71,7 @@ export function numberedSlug(base: string, n: number): string {
   return `${base.slice(0, WORK_SLUG_MAX_LENGTH - suffix.length).replace(/-+$/, '')}${suffix}`
 }
 
-export function createWorkService({ db, clock, log, access, events, activity }: WorkServiceDeps) {
+export function createWorkService({ db, clock, access, events, activity }: WorkServiceDeps) {
   const insertWork = async (tx: DbOrTx, row: Omit<typeof works.$inferInsert, 'slug'>, slug: string) => {
     // The unique constraint decides between concurrent creates: the loser inserts nothing.
     const [work] = await tx
@@ -99,13 +96,7 @@ export function createWorkService({ db, clock, log, access, events, activity }: 
     }
   }
 
-  /** An activity row written beside the change; its failure is logged and never fails the change. */
-  const audit = (tx: DbOrTx, entry: NewActivity) =>
-    inSavepoint(
-      tx,
-      (savepoint) => activity.record(entry, savepoint),
-      (error) => log.error({ err: error, action: entry.action }, 'activity write failed'),
-    )
+  const audit = (tx: DbOrTx, entry: NewActivity) => activity.audit(entry, tx)
 
   return {
     async create(ownerId: string, input: CreateWorkBody, context: EventContext): Promise<Work> {

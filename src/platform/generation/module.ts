@@ -1,0 +1,58 @@
+import type { Logger } from 'pino'
+import type { Db } from '../../db/index.ts'
+import type { Module } from '../../http/modules.ts'
+import type { Jobs } from '../../jobs/index.ts'
+import type { Clock } from '../../lib/clock.ts'
+import type { PlatformEvents } from '../events.ts'
+import type { PluginService } from '../plugins/service.ts'
+import type { WorkAccess } from '../works/access.ts'
+import { generationRoutes } from './routes.ts'
+import {
+  createGenerationService,
+  GENERATION_JOB,
+  GENERATION_RECOVERY_JOB,
+  type GenerationNotifier,
+} from './service.ts'
+
+export interface GenerationModuleDeps {
+  db: Db
+  clock: Clock
+  log: Logger
+  jobs: Pick<Jobs, 'send'>
+  events: Pick<PlatformEvents, 'emit'>
+  access: Pick<WorkAccess, 'requireEdit' | 'requireView'>
+  plugins: Pick<PluginService, 'aiProviderForWork'>
+  notifications: GenerationNotifier
+  maxItems: number
+  staleMs: number
+}
+
+/** AI generation of a work's items: the routes, the durable run job and the recovery of orphaned runs. */
+export function generationModule(deps: GenerationModuleDeps) {
+  const generation = createGenerationService(deps)
+  const module: Module<PlatformEvents> = {
+    name: 'generation',
+    routes: (app) => generationRoutes(app, { generation }),
+    jobs: [
+      {
+        name: GENERATION_JOB,
+        handler: async ({ runId }: { runId: string }) => generation.run(runId),
+        retryLimit: 2,
+        retryDelaySeconds: 5,
+      },
+      {
+        name: GENERATION_RECOVERY_JOB,
+        // Another instance's crash is noticed within a minute, without waiting for a restart.
+        cron: '* * * * *',
+        handler: async () => {
+          await generation.recover()
+        },
+      },
+    ],
+    // A restart finds the runs its own crash left behind.
+    onReady: async () => {
+      await generation.recover()
+    },
+  }
+  return { generation, module }
+}
