@@ -26,6 +26,10 @@ export type DomainEvent =
       workName: string
       generateStatus: GenerateStatus
       itemsCount: number
+      /** Why an ERROR run failed. */
+      error?: string
+      /** The run's last log lines, kept on its activity row as `details.liveLogs`. */
+      logs?: string[]
     })
   | (Base & {
       type: 'WorksConfigSyncFailed'

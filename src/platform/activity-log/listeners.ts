@@ -92,7 +92,7 @@ export function registerActivityListeners(events: PlatformEvents, activity: Acti
 
   events.on(
     'WorkGenerationCompleted',
-    ({ userId, workId, workName, generateStatus, itemsCount, context }, tx) => {
+    ({ userId, workId, workName, generateStatus, itemsCount, error, logs, context }, tx) => {
       const status = generationOutcome(generateStatus)
       return activity.complete(
         {
@@ -105,7 +105,12 @@ export function registerActivityListeners(events: PlatformEvents, activity: Acti
             status === 'completed'
               ? `Generated ${itemsCount} items for "${workName}"`
               : `Generation for "${workName}" ${status === 'cancelled' ? 'was cancelled' : 'failed'}`,
-          details: { generateStatus, itemsCount },
+          details: {
+            generateStatus,
+            itemsCount,
+            ...(error === undefined ? {} : { error }),
+            ...(logs === undefined ? {} : { liveLogs: logs }),
+          },
           context,
         },
         tx,

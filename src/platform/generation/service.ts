@@ -87,12 +87,24 @@ export function createGenerationService(deps: GenerationServiceDeps) {
   const enqueue = (runId: string, tx?: DbOrTx) =>
     jobs.send(GENERATION_JOB, { runId }, tx ? { tx, singletonKey: runId } : { singletonKey: runId })
 
-  /** Ends the run, if it is still running, and tells the activity log and the bus; false when it was not. */
+  /** The run while this worker holds it: a resumed run belongs to the worker that took it last. */
+  const heldBy = (run: Run) =>
+    and(
+      eq(workGenerations.id, run.id),
+      eq(workGenerations.status, 'GENERATING'),
+      eq(workGenerations.attempts, run.attempts),
+    )
+
+  /**
+   * Ends the run if it is still running (for a worker: still its own) and tells the activity log and the
+   * bus; false when it was not.
+   */
   async function finish(
     run: Run,
     workName: string,
     outcome: Outcome | { status: 'CANCELLED' },
     logs: string[],
+    byWorker = true,
   ) {
     return db.transaction(async (tx) => {
       const now = clock.now()
@@ -104,7 +116,11 @@ export function createGenerationService(deps: GenerationServiceDeps) {
           itemsCount: outcome.status === 'COMPLETED' ? outcome.items.length : 0,
           error: outcome.status === 'ERROR' ? outcome.reason : null,
         })
-        .where(and(eq(workGenerations.id, run.id), inArray(workGenerations.status, RUNNING)))
+        .where(
+          byWorker
+            ? heldBy(run)
+            : and(eq(workGenerations.id, run.id), inArray(workGenerations.status, RUNNING)),
+        )
         .returning()
       if (!ended) return false
       let itemsCount: number | undefined
@@ -142,6 +158,8 @@ export function createGenerationService(deps: GenerationServiceDeps) {
           workName: work?.name ?? workName,
           generateStatus: outcome.status,
           itemsCount: work?.itemsCount ?? 0,
+          ...(outcome.status === 'ERROR' ? { error: outcome.reason } : {}),
+          logs: logs.slice(-RECENT_LOG_LINES),
         },
         { tx },
       )
@@ -218,10 +236,7 @@ export function createGenerationService(deps: GenerationServiceDeps) {
         .update(works)
         .set({ recentLogs: logs.slice(-RECENT_LOG_LINES), generateStatus: 'GENERATING' })
         .where(
-          and(
-            eq(works.id, work.id),
-            sql`exists (select 1 from ${workGenerations} where ${workGenerations.id} = ${run.id} and ${workGenerations.status} = 'GENERATING')`,
-          ),
+          and(eq(works.id, work.id), sql`exists (select 1 from ${workGenerations} where ${heldBy(run)})`),
         )
         .returning({ id: works.id })
       // Cancelled (or ended elsewhere): stop between steps.
@@ -234,7 +249,7 @@ export function createGenerationService(deps: GenerationServiceDeps) {
       () => {
         db.update(workGenerations)
           .set({ heartbeatAt: clock.now() })
-          .where(and(eq(workGenerations.id, run.id), eq(workGenerations.status, 'GENERATING')))
+          .where(heldBy(run))
           .returning({ id: workGenerations.id })
           .then((rows) => {
             if (rows.length === 0) abort.abort()
@@ -320,7 +335,7 @@ export function createGenerationService(deps: GenerationServiceDeps) {
       await db
         .update(workGenerations)
         .set({ heartbeatAt: new Date(0) })
-        .where(and(eq(workGenerations.id, run.id), eq(workGenerations.status, 'GENERATING')))
+        .where(heldBy(run))
         .catch(() => undefined)
       throw error
     } finally {
@@ -374,7 +389,13 @@ export function createGenerationService(deps: GenerationServiceDeps) {
         .where(and(eq(workGenerations.workId, work.id), inArray(workGenerations.status, RUNNING)))
       const cancelled =
         run &&
-        (await finish(run, work.name, { status: 'CANCELLED' }, [...work.recentLogs, line('Cancelled')]))
+        (await finish(
+          run,
+          work.name,
+          { status: 'CANCELLED' },
+          [...work.recentLogs, line('Cancelled')],
+          false,
+        ))
       if (!cancelled) throw conflict('No generation is running for this work', 'GENERATION_NOT_RUNNING')
       return { status: 'CANCELLED' as const }
     },
