@@ -25,6 +25,8 @@ export interface HarnessOptions {
   log?: Logger
   /** Another harness's limiter, shared as the services of one process share theirs (not closed here). */
   rateLimiter?: RateLimiter
+  /** Where the manual clock starts (default: now), e.g. later than another process's clock. */
+  clockStart?: Date | number
 }
 
 export interface PlatformHarnessOptions extends HarnessOptions {
@@ -151,7 +153,7 @@ async function startService<Built extends { app: App }>(
   build: (deps: ServiceDeps) => Promise<Built>,
 ) {
   const log = options.log ?? createLogger('silent')
-  const clock = createManualClock()
+  const clock = createManualClock(options.clockStart)
   const shared = options.databases
   const databases = shared ?? (await createTestDatabases())
   const database = databaseOf(databases)

@@ -1,29 +1,22 @@
 import assert from 'node:assert/strict'
-import { type ChildProcess, spawn } from 'node:child_process'
 import { randomBytes, randomInt } from 'node:crypto'
-import { once } from 'node:events'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { createInterface } from 'node:readline'
-import { after, describe, it } from 'node:test'
+import { describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { eq, sql } from 'drizzle-orm'
 import { jsonb, pgSchema, text, uuid } from 'drizzle-orm/pg-core'
-import { loadConfig } from '../../src/config.ts'
-import { type Databases, openDatabases } from '../../src/db/index.ts'
-import { createLogger } from '../../src/lib/logger.ts'
 import { ANALYTICS_FORWARD_JOB } from '../../src/platform/activity-log/forwarding.ts'
 import { activityLog } from '../../src/platform/activity-log/tables.ts'
 import { users } from '../../src/platform/auth/tables.ts'
 import { works } from '../../src/platform/works/tables.ts'
-import { migrateAll } from '../../src/runtime.ts'
-import { createTestDatabases, TEST_DATABASE_URL } from '../helpers/database.ts'
+import {
+  type DurableDatabase,
+  durableDatabase,
+  type ServiceProcess,
+  startServiceProcess,
+} from '../helpers/processes.ts'
 
 const SERVICE_SCRIPT = fileURLToPath(new URL('../fixtures/crash-child.ts', import.meta.url))
 const TEST_TIMEOUT_MS = 60_000
-const ANNOUNCEMENT_TIMEOUT_MS = 45_000
-const log = createLogger('silent')
 
 /** The columns of pg-boss's job table (in the platform's `platform_jobs` schema) that the checks read. */
 const bossJobs = pgSchema('platform_jobs').table('job', {
@@ -32,110 +25,22 @@ const bossJobs = pgSchema('platform_jobs').table('job', {
   data: jsonb('data').$type<{ activityId?: string }>(),
 })
 
-/** A database that outlives the processes using it: a data folder (PGlite on disk) or one on the server. */
-interface DurableDatabase {
-  /** The settings that point a service process at it. */
-  env: Record<string, string>
-  /** Opens it as a restarted service does. */
-  open(): Promise<Databases>
-  drop(): Promise<void>
-}
-
-async function durableDatabase(): Promise<DurableDatabase> {
-  if (TEST_DATABASE_URL) {
-    const test = await createTestDatabases()
-    assert.ok(test.url)
-    const env = { DATABASE_URL: test.url }
-    return { env, open: () => openDatabases(loadConfig(env), { log }), drop: () => test.close() }
-  }
-  const dir = mkdtempSync(join(tmpdir(), 'curio-crash-'))
-  const env = { DATA_DIR: dir }
-  const open = () => openDatabases(loadConfig(env), { log })
-  const databases = await open()
-  try {
-    await migrateAll(databases, ['platform'], log)
-  } finally {
-    await databases.close()
-  }
-  return { env, open, drop: async () => rmSync(dir, { recursive: true, force: true }) }
-}
-
-const running = new Set<ChildProcess>()
-after(() => {
-  for (const child of running) child.kill('SIGKILL')
-})
-
 type CrashPoint = 'before-commit' | 'after-commit' | 'every-commit'
-
-interface ServiceProcess {
-  /** The next line it announces; fails with its stderr when it exits or stays silent instead. */
-  announcement(what: string): Promise<string>
-  /** Kills it with SIGKILL and waits until it is gone. */
-  kill(): Promise<void>
-  /** What it wrote to stderr so far, for failure messages. */
-  stderr(): string
-}
 
 /** Starts the platform in a process of its own (test/fixtures/crash-child.ts), analytics forwarding on. */
 function startService(
   database: DurableDatabase,
   crash: { point: CrashPoint; email: string; workName: string },
 ): ServiceProcess {
-  const child = spawn(process.execPath, [SERVICE_SCRIPT], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      ...database.env,
-      CRASH_POINT: crash.point,
-      CRASH_EMAIL: crash.email,
-      CRASH_WORK_NAME: crash.workName,
-      // Nothing listens there: the forwarding jobs are enqueued, and their attempts fail and retry.
-      ANALYTICS_WRITE_KEY: 'phc_test',
-      ANALYTICS_HOST: 'http://127.0.0.1:9',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  return startServiceProcess(SERVICE_SCRIPT, {
+    ...database.env,
+    CRASH_POINT: crash.point,
+    CRASH_EMAIL: crash.email,
+    CRASH_WORK_NAME: crash.workName,
+    // Nothing listens there: the forwarding jobs are enqueued, and their attempts fail and retry.
+    ANALYTICS_WRITE_KEY: 'phc_test',
+    ANALYTICS_HOST: 'http://127.0.0.1:9',
   })
-  running.add(child)
-  const exit = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>
-  exit.then(
-    () => running.delete(child),
-    () => running.delete(child),
-  )
-  let stderr = ''
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk
-  })
-  const lines = createInterface({ input: child.stdout, crlfDelay: Infinity })[Symbol.asyncIterator]()
-
-  return {
-    stderr: () => stderr,
-    async announcement(what) {
-      let timer: NodeJS.Timeout | undefined
-      const silence = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () =>
-            reject(
-              new Error(`The service announced no ${what} within ${ANNOUNCEMENT_TIMEOUT_MS} ms:\n${stderr}`),
-            ),
-          ANNOUNCEMENT_TIMEOUT_MS,
-        )
-      })
-      try {
-        const next = await Promise.race([lines.next(), silence])
-        if (next.done) {
-          const [code, signal] = await exit
-          throw new Error(`The service exited (${signal ?? code}) before announcing ${what}:\n${stderr}`)
-        }
-        return next.value
-      } finally {
-        clearTimeout(timer)
-      }
-    },
-    async kill() {
-      assert.ok(child.kill('SIGKILL'), `the service was running when killed:\n${stderr}`)
-      const [, signal] = await exit
-      assert.equal(signal, 'SIGKILL', `the service died of the kill:\n${stderr}`)
-    },
-  }
 }
 
 interface AccountState {
