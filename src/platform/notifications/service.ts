@@ -5,7 +5,7 @@ import type { Clock } from '../../lib/clock.ts'
 import { badRequest, notFound } from '../../lib/errors.ts'
 import { isUuid } from '../../lib/ids.ts'
 import { DAY_MS, HOUR_MS } from '../../lib/time.ts'
-import { NOTIFICATION_LIST_MAX_LIMIT } from './schemas.ts'
+import { NOTIFICATION_LIST_DEFAULT_LIMIT, NOTIFICATION_LIST_MAX_LIMIT } from './schemas.ts'
 import { type NotificationCategory, type NotificationType, notifications } from './tables.ts'
 
 export {
@@ -368,7 +368,7 @@ export function createNotificationService({ db, clock, log }: NotificationServic
       userId: string,
       filters: NotificationListFilters = {},
     ): Promise<{ notifications: Notification[]; total: number }> {
-      const limit = Math.min(filters.limit ?? NOTIFICATION_LIST_MAX_LIMIT, NOTIFICATION_LIST_MAX_LIMIT)
+      const limit = Math.min(filters.limit ?? NOTIFICATION_LIST_DEFAULT_LIMIT, NOTIFICATION_LIST_MAX_LIMIT)
       const where = and(
         visible(userId, clock.now()),
         filters.unreadOnly ? eq(notifications.isRead, false) : undefined,
