@@ -150,7 +150,9 @@ const EXAMPLES: Partial<Record<ErrorCode, Omit<ErrorExample, 'code'>>> = {
   REFRESH_TOKEN_REUSED: { message: 'Refresh token was already used; this login has been signed out' },
   INVALID_API_KEY: { message: 'Invalid, expired or revoked API key' },
   ACCOUNT_GONE: { message: 'This account no longer exists' },
-  API_KEY_NOT_ALLOWED: { message: 'API keys cannot manage API keys or passwords: use an access token' },
+  API_KEY_NOT_ALLOWED: {
+    message: 'API keys cannot manage API keys, passwords or notifications: use an access token',
+  },
   WRONG_PASSWORD: invalidField('body.currentPassword', 'is wrong'),
   EMAIL_TAKEN: { message: 'An account with this email already exists' },
   API_KEY_LIMIT: { message: 'At most 10 API keys per user' },

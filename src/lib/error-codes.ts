@@ -37,7 +37,10 @@ export const ERROR_CODES = {
   REFRESH_TOKEN_REUSED: [401, 'A used refresh token came back: its whole login is signed out.'],
   INVALID_API_KEY: [401, 'The API key is invalid, expired or revoked.'],
   ACCOUNT_GONE: [401, 'The account the token or key belonged to no longer exists.'],
-  API_KEY_NOT_ALLOWED: [403, 'API keys cannot manage API keys or passwords: use an access token.'],
+  API_KEY_NOT_ALLOWED: [
+    403,
+    'API keys cannot manage API keys, passwords or notifications: use an access token.',
+  ],
   WRONG_PASSWORD: [400, 'The current password is wrong.'],
   EMAIL_TAKEN: [409, 'An account with this email exists.'],
   API_KEY_LIMIT: [400, 'The account has the most API keys it may hold.'],

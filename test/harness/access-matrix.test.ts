@@ -80,6 +80,7 @@ describe('access matrix: the platform', () => {
   let member: Account
   let workId: string
   let activityId: string
+  let notificationId: string
 
   const call = (options: {
     method: string
@@ -136,6 +137,15 @@ describe('access matrix: the platform', () => {
     assert.equal(shared.statusCode, 201, shared.body)
     const activity = await call({ method: 'GET', url: '/api/activity-log', token: owner.token })
     activityId = activity.json().activities[0].id
+    const notification = await platform.services.notifications.create({
+      userId: owner.userId,
+      type: 'WARNING',
+      category: 'generation',
+      title: 'Owned',
+      message: 'The owner’s notification',
+    })
+    assert.ok(notification)
+    notificationId = notification.id
   })
 
   it('every route declares a level the platform knows', () => {
@@ -202,6 +212,8 @@ describe('access matrix: the platform', () => {
     'DELETE /api/works/:id/members/:userId': () => ({ params: { id: workId, userId: member.userId } }),
     'DELETE /api/auth/api-keys/:id': () => ({ params: { id: owner.apiKeyId } }),
     'GET /api/activity-log/:id': () => ({ params: { id: activityId } }),
+    'POST /api/notifications/:id/read': () => ({ params: { id: notificationId } }),
+    'POST /api/notifications/:id/dismiss': () => ({ params: { id: notificationId } }),
   }
 
   it("another account's resource is 404 on every route with a parameter, by token and by key", async () => {
@@ -238,6 +250,11 @@ describe('access matrix: the platform', () => {
     assert.ok(
       keys.json().some((key: { id: string }) => key.id === owner.apiKeyId),
       keys.body,
+    )
+    const notifications = await call({ method: 'GET', url: '/api/notifications', token: owner.token })
+    assert.deepEqual(
+      notifications.json().notifications.map((n: { id: string; isRead: boolean }) => [n.id, n.isRead]),
+      [[notificationId, false]],
     )
   })
 })

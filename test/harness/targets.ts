@@ -116,6 +116,28 @@ export async function platformTarget(): Promise<Target> {
       pools,
       '/api/activity-log',
     )
+    // Notifications are made by other modules, never by a route: the service makes a few of each kind.
+    for (const [userId, title, isPersistent] of [
+      [owner.user.id, 'Owned', false],
+      [owner.user.id, 'Owned banner', true],
+      [owner.user.id, 'Owned, second', false],
+      [other.user.id, 'Theirs', false],
+    ] as const) {
+      await h.services.notifications.create({
+        userId,
+        type: 'WARNING',
+        category: 'generation',
+        title,
+        message: 'fuzz',
+        isPersistent,
+      })
+    }
+    await ok(
+      app,
+      { url: '/api/notifications', headers: bearer(owner.accessToken) },
+      pools,
+      '/api/notifications',
+    )
   })
   return {
     name: 'platform',

@@ -355,7 +355,10 @@ describe('API keys: security', () => {
         const res = await h.app.inject({ ...request, headers })
         assert.equal(res.statusCode, 403, `${request.method} ${request.url}`)
         assert.equal(res.json().code, 'API_KEY_NOT_ALLOWED')
-        assert.equal(res.json().message, 'API keys cannot manage API keys or passwords: use an access token')
+        assert.equal(
+          res.json().message,
+          'API keys cannot manage API keys, passwords or notifications: use an access token',
+        )
       }
     }
     // A key beside a valid access token still may not manage keys.

@@ -69,12 +69,12 @@ export function createRequireAuth({
   }
 }
 
-/** The guard of routes only a signed-in person may use (managing API keys): an access token, or 401/403. */
+/** The guard of routes only a signed-in person may use (API keys, password, notifications): an access token, or 401/403. */
 export function createRequireJwt({ accessTokens }: { accessTokens: AccessTokens }): AuthGuard {
   return async function requireJwt(req) {
     if (presentedApiKey(req) !== undefined) {
       throw forbidden(
-        'API keys cannot manage API keys or passwords: use an access token',
+        'API keys cannot manage API keys, passwords or notifications: use an access token',
         'API_KEY_NOT_ALLOWED',
       )
     }

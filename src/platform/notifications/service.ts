@@ -4,8 +4,9 @@ import type { Db, DbOrTx } from '../../db/index.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { badRequest, notFound } from '../../lib/errors.ts'
 import { isUuid } from '../../lib/ids.ts'
-import { DAY_MS, HOUR_MS } from '../../lib/time.ts'
-import { NOTIFICATION_LIST_MAX_LIMIT } from './schemas.ts'
+import { DAY_MS } from '../../lib/time.ts'
+import * as alerts from './alerts.ts'
+import { NOTIFICATION_LIST_DEFAULT_LIMIT, NOTIFICATION_LIST_MAX_LIMIT } from './schemas.ts'
 import { type NotificationCategory, type NotificationType, notifications } from './tables.ts'
 
 export {
@@ -18,10 +19,6 @@ export {
 /** SPEC.md "Limits", notification retention: expired at once, dismissed after 7 days, all after 30. */
 export const DISMISSED_RETENTION_MS = 7 * DAY_MS
 export const NOTIFICATION_RETENTION_MS = 30 * DAY_MS
-/** How long an AI provider error stays listed: a later run may well succeed. */
-export const AI_PROVIDER_ERROR_TTL_MS = 24 * HOUR_MS
-/** How much of an outside system's error text a message quotes. */
-const REASON_MAX_LENGTH = 300
 
 export interface NewNotification {
   userId: string
@@ -95,49 +92,6 @@ const NEWEST_FIRST = [desc(notifications.createdAt), desc(notifications.id)]
 const HOLDS_ITS_KEY = sql`${notifications.deduplicationKey} is not null and not ${notifications.isDismissed}`
 
 const notificationNotFound = () => notFound('Notification not found', 'NOTIFICATION_NOT_FOUND')
-
-const PROVIDER_NAMES: Record<string, string> = {
-  openai: 'OpenAI',
-  anthropic: 'Anthropic',
-  openrouter: 'OpenRouter',
-  google: 'Google',
-  mistral: 'Mistral',
-  github: 'GitHub',
-  gitlab: 'GitLab',
-  vercel: 'Vercel',
-}
-const providerName = (provider: string) => PROVIDER_NAMES[provider.toLowerCase()] ?? provider
-const settingsOf = (provider: string) => `/settings/plugins/${encodeURIComponent(provider)}`
-const workPath = (workId: string) => `/works/${encodeURIComponent(workId)}`
-
-// Credentials an outside system may echo back in its error text (OpenAI quotes part of a rejected key).
-const SECRET_TOKENS: readonly RegExp[] = [
-  /\b(?:sk|pk|rk)-[A-Za-z0-9_*.-]{8,}/g,
-  /\bsvc_live_[A-Za-z0-9]+/g,
-  /\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{8,}/g,
-  /\bgithub_pat_[A-Za-z0-9_]{8,}/g,
-  /\bBearer\s+[^\s"']+/gi,
-  // Any long run of key-like characters: an unknown provider's key, a signed URL's signature.
-  /\b[A-Za-z0-9_-]{32,}\b/g,
-]
-const SECRET_ASSIGNMENT = /\b(api[_-]?key|token|secret|password)(["']?\s*[:=]\s*["']?)[^\s"',}]+/gi
-
-/**
- * An outside system's reason, fit to show the user: credentials it might quote are replaced, whitespace
- * folded, and the text cut to a readable length.
- */
-export function safeReason(reason: string): string {
-  let text = reason.replace(/\s+/g, ' ').trim().replace(SECRET_ASSIGNMENT, '$1$2[redacted]')
-  for (const pattern of SECRET_TOKENS) text = text.replace(pattern, '[redacted]')
-  if (text.length > REASON_MAX_LENGTH) text = `${text.slice(0, REASON_MAX_LENGTH - 1)}…`
-  return text || 'no reason given'
-}
-
-/** Whether a provider's error says its credentials were refused: the user must act, not wait. */
-const isCredentialError = (error: string) =>
-  /\b(401|403)\b|unauthori[sz]ed|forbidden|invalid[ _-]?api[ _-]?key|incorrect api key|authentication|permission/i.test(
-    error,
-  )
 
 export function createNotificationService({ db, clock, log }: NotificationServiceDeps) {
   /** Shown to the user: theirs, not dismissed, not past its expiry. */
@@ -237,23 +191,7 @@ export function createNotificationService({ db, clock, log }: NotificationServic
       details: { provider: string; workId?: string },
       executor?: DbOrTx,
     ) {
-      const name = providerName(details.provider)
-      return notify(
-        {
-          userId,
-          type: 'ERROR',
-          category: 'ai_credits',
-          title: `${name} credits are used up`,
-          message:
-            `${name} refused to generate because the account has no credits left or reached its quota. ` +
-            'Add credits or use another API key, then generate again.',
-          actionUrl: settingsOf(details.provider),
-          actionLabel: 'Update API key',
-          isPersistent: true,
-          deduplicationKey: `ai-credits:${details.provider}`,
-        },
-        executor,
-      )
+      return notify({ userId, ...alerts.aiCreditsDepleted(details) }, executor)
     },
 
     /**
@@ -265,26 +203,7 @@ export function createNotificationService({ db, clock, log }: NotificationServic
       details: { provider: string; error: string; workId?: string },
       executor?: DbOrTx,
     ) {
-      const name = providerName(details.provider)
-      const refused = isCredentialError(details.error)
-      return notify(
-        {
-          userId,
-          type: refused ? 'ERROR' : 'WARNING',
-          category: 'ai_credits',
-          title: refused ? `${name} refused the API key` : `${name} could not answer`,
-          message: refused
-            ? `${name} refused the saved API key (${safeReason(details.error)}). Update the key to generate again.`
-            : `Generation failed because ${name} answered: ${safeReason(details.error)}. The next run tries again.`,
-          ...(refused || !details.workId
-            ? { actionUrl: settingsOf(details.provider), actionLabel: 'Update API key' }
-            : { actionUrl: workPath(details.workId), actionLabel: 'Open work' }),
-          isPersistent: false,
-          deduplicationKey: `ai-provider-error:${details.provider}`,
-          expiresAt: new Date(clock.nowMs() + AI_PROVIDER_ERROR_TTL_MS),
-        },
-        executor,
-      )
+      return notify({ userId, ...alerts.aiProviderError(details, clock.now()) }, executor)
     },
 
     /** Generation could not run because of the user's account (plan, limits, credentials). */
@@ -293,20 +212,7 @@ export function createNotificationService({ db, clock, log }: NotificationServic
       details: { reason: string; workId?: string },
       executor?: DbOrTx,
     ) {
-      return notify(
-        {
-          userId,
-          type: 'ERROR',
-          category: 'generation',
-          title: 'Generation stopped by an account problem',
-          message: `Generation could not run: ${safeReason(details.reason)}. Fix it in your settings, then generate again.`,
-          ...(details.workId
-            ? { actionUrl: workPath(details.workId), actionLabel: 'Open work' }
-            : { actionUrl: '/settings', actionLabel: 'Open settings' }),
-          isPersistent: false,
-        },
-        executor,
-      )
+      return notify({ userId, ...alerts.generationAccountError(details) }, executor)
     },
 
     /** A work's scheduled generation was paused. */
@@ -315,43 +221,12 @@ export function createNotificationService({ db, clock, log }: NotificationServic
       details: { workId: string; workName: string; reason: string },
       executor?: DbOrTx,
     ) {
-      return notify(
-        {
-          userId,
-          type: 'WARNING',
-          category: 'generation',
-          title: `Scheduled generation of "${details.workName}" is paused`,
-          message:
-            `The schedule of "${details.workName}" was paused: ${safeReason(details.reason)}. ` +
-            'Resume it from the work once the problem is fixed.',
-          actionUrl: workPath(details.workId),
-          actionLabel: 'Open work',
-          isPersistent: false,
-        },
-        executor,
-      )
+      return notify({ userId, ...alerts.schedulePaused(details) }, executor)
     },
 
     /** The Git host rejected the user's token: a banner until it is reconnected. */
     notifyGitAuthExpired(userId: string, details: { provider?: string }, executor?: DbOrTx) {
-      const provider = details.provider ?? 'github'
-      const name = providerName(provider)
-      return notify(
-        {
-          userId,
-          type: 'ERROR',
-          category: 'security',
-          title: `${name} access has expired`,
-          message:
-            `${name} rejected the saved token, so deployments and repository updates cannot run. ` +
-            `Reconnect ${name} to resume them.`,
-          actionUrl: settingsOf(provider),
-          actionLabel: `Reconnect ${name}`,
-          isPersistent: true,
-          deduplicationKey: `git-auth:${provider}`,
-        },
-        executor,
-      )
+      return notify({ userId, ...alerts.gitAuthExpired(details) }, executor)
     },
 
     /** The issue behind `key` is resolved: removes the user's notifications with it; answers how many. */
@@ -368,7 +243,7 @@ export function createNotificationService({ db, clock, log }: NotificationServic
       userId: string,
       filters: NotificationListFilters = {},
     ): Promise<{ notifications: Notification[]; total: number }> {
-      const limit = Math.min(filters.limit ?? NOTIFICATION_LIST_MAX_LIMIT, NOTIFICATION_LIST_MAX_LIMIT)
+      const limit = Math.min(filters.limit ?? NOTIFICATION_LIST_DEFAULT_LIMIT, NOTIFICATION_LIST_MAX_LIMIT)
       const where = and(
         visible(userId, clock.now()),
         filters.unreadOnly ? eq(notifications.isRead, false) : undefined,
