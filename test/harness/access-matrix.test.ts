@@ -119,6 +119,14 @@ describe('access matrix: the platform', () => {
 
   before(async () => {
     ;[owner, stranger, member] = await Promise.all([account(), account(), account()])
+    // Enabled before the work exists, so the work gets it as its AI provider.
+    const enabled = await call({
+      method: 'POST',
+      url: '/api/plugins/openai/enable',
+      token: owner.token,
+      payload: { settings: { model: 'owner-model' }, secretSettings: { apiKey: 'sk-owner-secret-0000' } },
+    })
+    assert.equal(enabled.statusCode, 200, enabled.body)
     const work = await call({
       method: 'POST',
       url: '/api/works',
@@ -214,7 +222,58 @@ describe('access matrix: the platform', () => {
     'GET /api/activity-log/:id': () => ({ params: { id: activityId } }),
     'POST /api/notifications/:id/read': () => ({ params: { id: notificationId } }),
     'POST /api/notifications/:id/dismiss': () => ({ params: { id: notificationId } }),
+    'GET /api/works/:workId/plugins': () => ({ params: { workId } }),
+    'POST /api/works/:workId/plugins/:pluginId/enable': () => ({
+      params: { workId, pluginId: 'openai' },
+      payload: { activeCapability: 'ai-provider' },
+    }),
+    'POST /api/works/:workId/plugins/:pluginId/disable': () => ({ params: { workId, pluginId: 'openai' } }),
+    'PATCH /api/works/:workId/plugins/:pluginId/settings': () => ({
+      params: { workId, pluginId: 'openai' },
+      payload: { settings: { model: 'taken-over' } },
+    }),
+    'POST /api/works/:workId/plugins/:pluginId/capability': () => ({
+      params: { workId, pluginId: 'openai' },
+      payload: { capability: 'ai-provider' },
+    }),
+    'POST /api/works/:id/generate': () => ({ params: { id: workId }, payload: {} }),
+    'POST /api/works/:id/generate/cancel': () => ({ params: { id: workId } }),
+    'GET /api/works/:id/items': () => ({ params: { id: workId } }),
   }
+
+  /**
+   * Routes whose parameter names an entry of the shared plugin catalogue, not someone's resource: each
+   * caller reads and changes their own state of it, so another account's state must neither show nor move.
+   */
+  const CALLERS_OWN: Record<string, { payload?: unknown }> = {
+    'GET /api/plugins/:pluginId': {},
+    'GET /api/plugins/:pluginId/models': {},
+    'POST /api/plugins/:pluginId/enable': { payload: {} },
+    'POST /api/plugins/:pluginId/disable': {},
+    'PATCH /api/plugins/:pluginId/settings': { payload: { settings: { model: 'stranger-model' } } },
+  }
+
+  it('a plugin route shows and changes only the caller’s own state of the plugin', async () => {
+    const routes = routesOf(platform.app.routeCatalog).filter((route) =>
+      route.url.startsWith('/api/plugins/:'),
+    )
+    for (const route of routes) {
+      const name = `${route.method === 'HEAD' ? 'GET' : route.method} ${route.url}`
+      const own = CALLERS_OWN[name]
+      assert.ok(own, `${name}: add it to OWNED or CALLERS_OWN`)
+      const res = await call({
+        method: route.method,
+        url: route.url.replace(':pluginId', 'openai'),
+        payload: own.payload,
+        token: stranger.token,
+      })
+      assert.ok(res.statusCode < 500, `${name}: ${res.body}`)
+      assert.ok(!res.body.includes('owner-model') && !res.body.includes('sk-owner'), `${name}: ${res.body}`)
+    }
+    const owners = await call({ method: 'GET', url: '/api/plugins/openai', token: owner.token })
+    assert.equal(owners.json().enabled, true)
+    assert.equal(owners.json().settings.model, 'owner-model')
+  })
 
   it("another account's resource is 404 on every route with a parameter, by token and by key", async () => {
     const routes = routesOf(platform.app.routeCatalog).filter(
@@ -222,6 +281,7 @@ describe('access matrix: the platform', () => {
     )
     for (const route of routes) {
       const name = `${route.method === 'HEAD' ? 'GET' : route.method} ${route.url}`
+      if (name in CALLERS_OWN) continue
       const owned = OWNED[name]
       assert.ok(owned, `${name}: add the owner's resource it names to OWNED`)
       const { params, payload } = owned()
