@@ -179,9 +179,25 @@ export function createPluginService({
       const plugin = registry.require(pluginId)
       const change = validatedChange(plugin, body)
       const row = await db.transaction(async (tx) => {
-        const current = await rowOf(userId, plugin.id, tx)
-        const level = settings.merge(plugin, { kind: 'user', userId }, levelOf(current), change)
         const now = clock.now()
+        // The row exists and is locked before it is read, so concurrent enables and PATCHes merge in turn.
+        await tx
+          .insert(userPlugins)
+          .values({
+            userId,
+            pluginId: plugin.id,
+            enabled: false,
+            autoEnableForWorks: plugin.autoEnable,
+            createdAt: now,
+            updatedAt: now,
+          })
+          .onConflictDoNothing()
+        const [current] = await tx
+          .select()
+          .from(userPlugins)
+          .where(and(eq(userPlugins.userId, userId), eq(userPlugins.pluginId, plugin.id)))
+          .for('update')
+        const level = settings.merge(plugin, { kind: 'user', userId }, levelOf(current), change)
         const autoEnableForWorks = body.autoEnableForWorks ?? current?.autoEnableForWorks ?? plugin.autoEnable
         const [saved] = await tx
           .insert(userPlugins)

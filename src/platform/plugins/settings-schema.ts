@@ -3,6 +3,7 @@ import addFormatsModule from 'ajv-formats'
 import { validationDetails } from '../../http/errors.ts'
 import type { FieldIssue } from '../../lib/errors.ts'
 import type { SettingProperty, SettingsSchema } from './definition.ts'
+import { isMasked } from './settings.ts'
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
 
@@ -53,7 +54,8 @@ export function checkSettingsChange(
   for (const [group, values, secret] of groups) {
     for (const [name, value] of Object.entries(values ?? {})) {
       const field = `${where}.${group}.${name}`
-      const property = schema.properties[name]
+      // Own properties only: `constructor`, `valueOf`… are not settings.
+      const property = Object.hasOwn(schema.properties, name) ? schema.properties[name] : undefined
       if (!property) {
         issues.push({ field, message: 'is not a setting of this plugin' })
         continue
@@ -65,13 +67,16 @@ export function checkSettingsChange(
         })
         continue
       }
-      if (value === null) {
-        ;(secret ? result.secrets : result.settings)[name] = null
+      // A masked secret sent back means "keep the stored one": it is not a value to check.
+      if (value === null || (secret && isMasked(value))) {
+        ;(secret ? result.secrets : result.settings)[name] = value as string | null
         continue
       }
       const validate = validators[name]!
       if (!validate(value)) {
-        issues.push(...validationDetails(field, (validate.errors ?? []) as Parameters<typeof validationDetails>[1]))
+        issues.push(
+          ...validationDetails(field, (validate.errors ?? []) as Parameters<typeof validationDetails>[1]),
+        )
         continue
       }
       ;(secret ? result.secrets : result.settings)[name] = value as string | number | boolean
