@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm'
 import type { InjectOptions } from 'fastify'
 import { users } from '../../src/directory/accounts/tables.ts'
 import type { App } from '../../src/http/app.ts'
+import { startOpenAiFake } from '../fakes/openai.ts'
 import {
   APP_ORIGIN,
   type DirectoryHarness,
@@ -61,7 +62,11 @@ async function ok(app: App, options: InjectOptions, pools?: Pools, path?: string
  * works of each so generated ids hit real rows.
  */
 export async function platformTarget(): Promise<Target> {
-  const h: PlatformHarness = await startPlatform({ env })
+  // The openai plugin talks to a local stand-in: models and generation answer for real.
+  const fake = await startOpenAiFake()
+  const h: PlatformHarness = await startPlatform({
+    env: { ...env, OPENAI_API_URL: fake.url, AI_PROVIDER_MAX_RETRIES: '0', AI_PROVIDER_TIMEOUT_MS: '2000' },
+  })
   const { app } = h
   const pools = new Pools()
   pools.add('password', PASSWORD)
@@ -98,6 +103,13 @@ export async function platformTarget(): Promise<Target> {
     credentials['owner (JWT)'] = bearer(owner.accessToken)
     credentials['owner (API key)'] = { 'x-api-key': key.key }
     credentials['another account'] = bearer(other.accessToken)
+    // Enabled before the works exist, so each work gets it as its AI provider.
+    await ok(app, {
+      method: 'POST',
+      url: '/api/plugins/openai/enable',
+      payload: { secretSettings: { apiKey: fake.apiKey } },
+      headers: bearer(owner.accessToken),
+    })
     for (const [token, name] of [
       [owner.accessToken, 'Owned'],
       [owner.accessToken, 'Shared'],
@@ -154,7 +166,10 @@ export async function platformTarget(): Promise<Target> {
     credentials: (auth) => credentials[auth] ?? {},
     errorShape: platformErrorShape,
     refresh: async () => {},
-    close: () => h.close(),
+    close: async () => {
+      await h.close()
+      await fake.close()
+    },
   }
 }
 
