@@ -51,7 +51,12 @@ export async function share(
 }
 
 /** Enables a plugin for the account; fails the test unless it answers 200. */
-export async function enablePlugin(h: PlatformHarness, account: Account, pluginId: string, body: object = {}) {
+export async function enablePlugin(
+  h: PlatformHarness,
+  account: Account,
+  pluginId: string,
+  body: object = {},
+) {
   const res = await call(h, account, 'POST', `/api/plugins/${pluginId}/enable`, body)
   assert.equal(res.statusCode, 200, res.body)
   return res.json()

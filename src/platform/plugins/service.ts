@@ -358,7 +358,8 @@ export function createPluginService({
       ])
       const resolved = settings.resolve(plugin, {
         user: { userId: work.ownerId, level: levelOf(userRow) },
-        ...(workRow ? { work: { workId: work.id, level: workRow } } : {}),
+        // A plugin disabled for the work keeps its settings for later, but they do not apply meanwhile.
+        ...(workRow?.enabled ? { work: { workId: work.id, level: workRow } } : {}),
       })
       return { plugin, settings: resolved, configured: settings.configured(plugin, resolved) }
     },
