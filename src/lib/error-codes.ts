@@ -39,7 +39,7 @@ export const ERROR_CODES = {
   ACCOUNT_GONE: [401, 'The account the token or key belonged to no longer exists.'],
   API_KEY_NOT_ALLOWED: [
     403,
-    'API keys cannot manage API keys, passwords or notifications: use an access token.',
+    'API keys cannot manage API keys, passwords, plugins or notifications: use an access token.',
   ],
   WRONG_PASSWORD: [400, 'The current password is wrong.'],
   EMAIL_TAKEN: [409, 'An account with this email exists.'],

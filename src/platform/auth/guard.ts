@@ -74,7 +74,7 @@ export function createRequireJwt({ accessTokens }: { accessTokens: AccessTokens 
   return async function requireJwt(req) {
     if (presentedApiKey(req) !== undefined) {
       throw forbidden(
-        'API keys cannot manage API keys, passwords or notifications: use an access token',
+        'API keys cannot manage API keys, passwords, plugins or notifications: use an access token',
         'API_KEY_NOT_ALLOWED',
       )
     }
