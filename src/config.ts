@@ -508,6 +508,13 @@ const definitions = {
     'items kept from one generation; a longer answer is cut to this many',
     { min: 1, max: 10_000 },
   ),
+  generationConcurrency: integer(
+    'GENERATION_CONCURRENCY',
+    'Platform',
+    5,
+    'generations one instance runs at once (each mostly waits for its AI provider)',
+    { min: 1, max: 100 },
+  ),
   generationStaleMs: integer(
     'GENERATION_STALE_MS',
     'Platform',

@@ -12,6 +12,8 @@ export interface JobDefinition<T extends object = object> {
   retryLimit?: number
   retryDelaySeconds?: number
   retryBackoff?: boolean
+  /** Jobs of this queue one instance runs at once (default 1). */
+  concurrency?: number
 }
 
 export interface SendOptions {
@@ -81,7 +83,12 @@ export function createJobs({ database, log, pollingIntervalSeconds = 2 }: JobsDe
           retryDelay: definition.retryDelaySeconds ?? 30,
           retryBackoff: definition.retryBackoff ?? true,
         })
-        await boss.work<object>(definition.name, { pollingIntervalSeconds, batchSize: 1 }, async (jobs) => {
+        const options = {
+          pollingIntervalSeconds,
+          batchSize: 1,
+          localConcurrency: definition.concurrency ?? 1,
+        }
+        await boss.work<object>(definition.name, options, async (jobs) => {
           for (const job of jobs) {
             try {
               await definition.handler(job.data, job)

@@ -170,6 +170,7 @@ export async function buildPlatformApp(deps: PlatformDeps): Promise<PlatformApp>
     notifications: notifications.notifications,
     maxItems: config.generationMaxItems,
     staleMs: config.generationStaleMs,
+    concurrency: config.generationConcurrency,
   })
 
   installModules(

@@ -31,6 +31,8 @@ before(async () => {
       AI_PROVIDER_TIMEOUT_MS: '30000',
       GENERATION_MAX_ITEMS: String(MAX_ITEMS),
       GENERATION_STALE_MS: String(STALE_MS),
+      // One worker: while it is stuck on a held answer, a run queued again can only go to another instance.
+      GENERATION_CONCURRENCY: '1',
     },
   })
 })
@@ -513,6 +515,39 @@ describe('generation: a provider that does not answer in time', () => {
     } finally {
       fake.release()
       await quick.close()
+    }
+  })
+})
+
+describe('generation: several works at once', () => {
+  it('one instance runs GENERATION_CONCURRENCY generations side by side', async () => {
+    const wide = await startPlatform({
+      env: { OPENAI_API_URL: fake.url, AI_PROVIDER_MAX_RETRIES: '0', GENERATION_CONCURRENCY: '3' },
+    })
+    try {
+      const owner = await register(wide, 'gen')
+      await enablePlugin(wide, owner, 'openai', { secretSettings: { apiKey: fake.apiKey } })
+      const works = [await createWork(wide, owner, 'One'), await createWork(wide, owner, 'Two')]
+      fake.next({ hang: true }, { hang: true })
+      for (const work of works) {
+        assert.equal((await call(wide, owner, 'POST', `/api/works/${work.id}/generate`, {})).statusCode, 202)
+      }
+      // Both runs wait on the provider at the same time: neither queues behind the other.
+      await eventually(
+        async () => fake.held,
+        (held) => held === 2,
+      )
+      fake.release()
+      for (const work of works) {
+        const done = await eventually(
+          async () => (await call(wide, owner, 'GET', `/api/works/${work.id}`)).json() as Work,
+          (current) => FINISHED.includes(current.generateStatus.status),
+        )
+        assert.equal(done.generateStatus.status, 'COMPLETED')
+      }
+    } finally {
+      fake.release()
+      await wide.close()
     }
   })
 })

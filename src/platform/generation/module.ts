@@ -25,6 +25,7 @@ export interface GenerationModuleDeps {
   notifications: GenerationNotifier
   maxItems: number
   staleMs: number
+  concurrency: number
 }
 
 /** AI generation of a work's items: the routes, the durable run job and the recovery of orphaned runs. */
@@ -39,6 +40,7 @@ export function generationModule(deps: GenerationModuleDeps) {
         handler: async ({ runId }: { runId: string }) => generation.run(runId),
         retryLimit: 2,
         retryDelaySeconds: 5,
+        concurrency: deps.concurrency,
       },
       {
         name: GENERATION_RECOVERY_JOB,
