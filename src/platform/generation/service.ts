@@ -26,9 +26,6 @@ export const RECENT_LOG_LINES = 50
 const LOG_LINE_MAX_LENGTH = 300
 /** A run whose worker stopped this many times is ended as ERROR rather than resumed again. */
 export const MAX_RUN_ATTEMPTS = 3
-/** Items are inserted in chunks of this many rows (bind parameters stay far below Postgres' limit). */
-const INSERT_CHUNK = 500
-
 const RUNNING: GenerateStatus[] = ['PENDING', 'GENERATING']
 
 type Run = typeof workGenerations.$inferSelect
@@ -126,17 +123,16 @@ export function createGenerationService(deps: GenerationServiceDeps) {
       let itemsCount: number | undefined
       if (outcome.status === 'COMPLETED') {
         await tx.delete(workItems).where(eq(workItems.workId, run.workId))
-        for (let start = 0; start < outcome.items.length; start += INSERT_CHUNK) {
-          await tx.insert(workItems).values(
-            outcome.items.slice(start, start + INSERT_CHUNK).map((item, offset) => ({
-              ...item,
-              workId: run.workId,
-              generationId: run.id,
-              position: start + offset,
-              createdAt: now,
-            })),
-          )
-        }
+        // One statement whatever the count: the items travel as one JSON parameter, and Postgres makes the rows.
+        await tx.execute(sql`
+          insert into ${workItems}
+            (work_id, generation_id, position, name, description, url, category, tags, created_at)
+          select ${run.workId}, ${run.id}, item.ordinality - 1, item.name, item.description, item.url,
+                 item.category, item.tags, ${now.toISOString()}::timestamptz
+          from rows from (
+            jsonb_to_recordset(${JSON.stringify(outcome.items)}::jsonb)
+              as (name text, description text, url text, category text, tags jsonb)
+          ) with ordinality as item(name, description, url, category, tags, ordinality)`)
         itemsCount = outcome.items.length
       }
       const [work] = await tx
