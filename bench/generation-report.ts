@@ -167,7 +167,7 @@ export function printReport(report: GenerationReport) {
       `${kb(report)} KB, plus two loopback hops).\n` +
       'before ask = job start → request at the stand-in; answer→finished_at = answer out → the finish ' +
       'transaction\n  begins (SDK reads and parses the answer, items checked, a log line); finish = ' +
-      'finished_at → job return\n  (update the run, delete and insert the items in chunks of 500, update the ' +
+      'finished_at → job return\n  (update the run, delete the old items and insert the new ones in one statement, update the ' +
       'work, activity row, commit,\n  then two notification clears). CPU = this process over the job ' +
       '(PGlite included when embedded;\n  with runs at once, theirs too).\n',
   )
