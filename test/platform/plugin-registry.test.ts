@@ -17,7 +17,8 @@ import {
   PLUGINS_DIR,
   PluginDefinitionError,
 } from '../../src/platform/plugins/registry.ts'
-import { createPluginService, validatedChange } from '../../src/platform/plugins/service.ts'
+import { validatedChange } from '../../src/platform/plugins/rules.ts'
+import { createPluginService } from '../../src/platform/plugins/service.ts'
 import {
   createPluginSettings,
   isMasked,

@@ -1,54 +1,31 @@
 import { and, asc, eq, inArray, lt, notInArray, or, sql } from 'drizzle-orm'
 import type { Logger } from 'pino'
-import type { Db, DbOrTx, Tx } from '../../db/index.ts'
-import { AiProviderError } from '../../integrations/openai/client.ts'
+import type { Db, DbOrTx } from '../../db/index.ts'
 import type { Jobs } from '../../jobs/index.ts'
 import type { Clock } from '../../lib/clock.ts'
-import { conflict, HttpError } from '../../lib/errors.ts'
+import { conflict } from '../../lib/errors.ts'
 import type { EventContext, PlatformEvents } from '../events.ts'
 import type { PluginService } from '../plugins/service.ts'
 import type { WorkAccess } from '../works/access.ts'
 import { type GenerateStatus, works } from '../works/tables.ts'
-import {
-  type GeneratedItem,
-  generationMessages,
-  ITEMS_SCHEMA,
-  ITEMS_SCHEMA_NAME,
-  parseItems,
-} from './items.ts'
 import type { WorkItem } from './schemas.ts'
 import { workGenerations, workItems } from './tables.ts'
+import {
+  createRunExecutor,
+  type GenerationNotifier,
+  type Outcome,
+  RECENT_LOG_LINES,
+  type Run,
+} from './worker.ts'
+
+export type { GenerationNotifier } from './worker.ts'
 
 export const GENERATION_JOB = 'work-generation'
 export const GENERATION_RECOVERY_JOB = 'work-generation-recovery'
-/** Lines of a run's log kept on the work (`recentLogs`, the activity entry's `details.liveLogs`). */
-export const RECENT_LOG_LINES = 50
 const LOG_LINE_MAX_LENGTH = 300
 /** A run whose worker stopped this many times is ended as ERROR rather than resumed again. */
 export const MAX_RUN_ATTEMPTS = 3
 const RUNNING: GenerateStatus[] = ['PENDING', 'GENERATING']
-
-type Run = typeof workGenerations.$inferSelect
-
-/** Who hears about a generation's failures (the notifications service). */
-export interface GenerationNotifier {
-  notifyAiCreditsDepleted(
-    userId: string,
-    details: { provider: string; workId?: string },
-    executor?: DbOrTx,
-  ): Promise<unknown>
-  notifyAiProviderError(
-    userId: string,
-    details: { provider: string; error: string; workId?: string },
-    executor?: DbOrTx,
-  ): Promise<unknown>
-  notifyGenerationAccountError(
-    userId: string,
-    details: { reason: string; workId?: string },
-    executor?: DbOrTx,
-  ): Promise<unknown>
-  clearByDeduplicationKey(userId: string, key: string, executor?: DbOrTx): Promise<number>
-}
 
 export interface GenerationServiceDeps {
   db: Db
@@ -63,20 +40,13 @@ export interface GenerationServiceDeps {
   staleMs: number
 }
 
-/** How a run ends: its status, the reason for an ERROR, and who to tell. */
-type Outcome =
-  | { status: 'COMPLETED'; items: GeneratedItem[] }
-  | { status: 'ERROR'; reason: string; notify?: (tx: Tx) => Promise<unknown> }
-
-class RunStopped extends Error {}
-
 /**
  * Generation of a work's items by its active AI provider, as a durable job: the route records the run and
  * enqueues it in one transaction; a worker runs it, showing it is alive through a heartbeat; a run whose
  * worker died is resumed (or ended) by the recovery pass.
  */
 export function createGenerationService(deps: GenerationServiceDeps) {
-  const { db, clock, log, jobs, events, access, plugins, notifications, maxItems, staleMs } = deps
+  const { db, clock, log, jobs, events, access, plugins, staleMs } = deps
 
   const line = (text: string) =>
     `${clock.now().toISOString().slice(11, 19)} ${text.replace(/\s+/g, ' ')}`.slice(0, LOG_LINE_MAX_LENGTH)
@@ -190,154 +160,7 @@ export function createGenerationService(deps: GenerationServiceDeps) {
     return run ?? null
   }
 
-  /** The provider's failure as the run's outcome, with the notification it calls for. */
-  function providerOutcome(error: AiProviderError, run: Run, providerId: string): Outcome {
-    const workId = run.workId
-    if (error.kind === 'auth') {
-      return {
-        status: 'ERROR',
-        reason: `The AI provider rejected the credentials: ${error.message}`,
-        notify: (tx) =>
-          notifications.notifyGenerationAccountError(run.userId, { reason: error.message, workId }, tx),
-      }
-    }
-    if (error.kind === 'credits') {
-      return {
-        status: 'ERROR',
-        reason: `The AI provider has no credits left: ${error.message}`,
-        notify: (tx) =>
-          notifications.notifyAiCreditsDepleted(run.userId, { provider: providerId, workId }, tx),
-      }
-    }
-    return {
-      status: 'ERROR',
-      reason: `The AI provider failed: ${error.message}`,
-      notify: (tx) =>
-        notifications.notifyAiProviderError(
-          run.userId,
-          { provider: providerId, error: error.message, workId },
-          tx,
-        ),
-    }
-  }
-
-  /** Runs a claimed run to its end: ask, check (asking once more when the answer is invalid), store. */
-  async function execute(run: Run): Promise<void> {
-    const [work] = await db.select().from(works).where(eq(works.id, run.workId))
-    if (!work) return
-    const logs = run.attempts > 1 ? [...work.recentLogs] : []
-    const say = async (text: string) => {
-      logs.push(line(text))
-      const [alive] = await db
-        .update(works)
-        .set({ recentLogs: logs.slice(-RECENT_LOG_LINES), generateStatus: 'GENERATING' })
-        .where(
-          and(eq(works.id, work.id), sql`exists (select 1 from ${workGenerations} where ${heldBy(run)})`),
-        )
-        .returning({ id: works.id })
-      // Cancelled (or ended elsewhere): stop between steps.
-      if (!alive) throw new RunStopped()
-    }
-
-    // The heartbeat also notices a cancel while the provider is thinking, and stops the request.
-    const abort = new AbortController()
-    const heartbeat = setInterval(
-      () => {
-        db.update(workGenerations)
-          .set({ heartbeatAt: clock.now() })
-          .where(heldBy(run))
-          .returning({ id: workGenerations.id })
-          .then((rows) => {
-            if (rows.length === 0) abort.abort()
-          })
-          .catch((error) => log.warn({ err: error, runId: run.id }, 'generation heartbeat failed'))
-      },
-      Math.max(250, Math.floor(staleMs / 4)),
-    )
-    heartbeat.unref()
-
-    let providerId = 'ai-provider'
-    try {
-      if (run.attempts > 1) await say(`Resuming: the previous worker stopped (attempt ${run.attempts})`)
-      let provider: Awaited<ReturnType<typeof plugins.aiProviderForWork>>
-      try {
-        provider = await plugins.aiProviderForWork(work)
-      } catch (error) {
-        if (!(error instanceof HttpError)) throw error
-        await say(error.message)
-        await finish(run, work.name, { status: 'ERROR', reason: error.message }, logs)
-        return
-      }
-      providerId = provider.plugin.id
-      const messages = generationMessages(work, run.prompt, maxItems)
-      let outcome: Outcome | undefined
-      for (let attempt = 1; attempt <= 2 && !outcome; attempt++) {
-        await say(
-          attempt === 1
-            ? `Asking ${provider.plugin.name} (${provider.provider.model}) for up to ${maxItems} items`
-            : `Asking ${provider.plugin.name} again`,
-        )
-        try {
-          const answer = await provider.provider.completeJson({
-            ...messages,
-            schemaName: ITEMS_SCHEMA_NAME,
-            schema: ITEMS_SCHEMA,
-            signal: abort.signal,
-          })
-          const parsed = parseItems(answer.content, maxItems)
-          if (parsed.ok) {
-            await say(
-              `Received ${parsed.items.length} items` +
-                (parsed.cut > 0 ? ` (kept the first ${maxItems}, ${parsed.cut} more cut)` : '') +
-                (parsed.skipped > 0 ? ` (${parsed.skipped} without a name or repeated, skipped)` : ''),
-            )
-            outcome = { status: 'COMPLETED', items: parsed.items }
-          } else {
-            await say(`The answer was not usable: ${parsed.reason}`)
-            if (attempt === 2) {
-              outcome = {
-                status: 'ERROR',
-                reason: `The AI provider’s answer was not usable twice: ${parsed.reason}`,
-              }
-            }
-          }
-        } catch (error) {
-          if (abort.signal.aborted) throw new RunStopped()
-          if (!(error instanceof AiProviderError)) throw error
-          await say(error.message)
-          if (error.kind === 'bad_response' && attempt === 1) continue
-          outcome = providerOutcome(error, run, providerId)
-        }
-      }
-      if (!outcome) throw new Error('generation ended without an outcome')
-      if (outcome.status === 'COMPLETED') {
-        logs.push(line(`Stored ${outcome.items.length} items`))
-        const done = await finish(run, work.name, outcome, logs)
-        if (done) {
-          // The provider answered: alerts about it are resolved.
-          await notifications.clearByDeduplicationKey(run.userId, `ai-credits:${providerId}`)
-          await notifications.clearByDeduplicationKey(run.userId, `ai-provider-error:${providerId}`)
-        }
-      } else {
-        logs.push(line(`Failed: ${outcome.reason}`))
-        await finish(run, work.name, outcome, logs)
-      }
-    } catch (error) {
-      if (error instanceof RunStopped) {
-        log.info({ runId: run.id, workId: run.workId }, 'generation stopped: it was cancelled')
-        return
-      }
-      // Let a retry of the job take the run at once rather than after the stale delay.
-      await db
-        .update(workGenerations)
-        .set({ heartbeatAt: new Date(0) })
-        .where(heldBy(run))
-        .catch(() => undefined)
-      throw error
-    } finally {
-      clearInterval(heartbeat)
-    }
-  }
+  const { execute } = createRunExecutor({ ...deps, line, heldBy, finish })
 
   return {
     /** Starts a generation: 202 `GENERATING`; 409 while one runs, also when two calls race. */

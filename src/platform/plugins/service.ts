@@ -1,13 +1,13 @@
 import { and, eq, inArray } from 'drizzle-orm'
 import type { Db, DbOrTx } from '../../db/index.ts'
-import { AiProviderError } from '../../integrations/openai/client.ts'
 import type { Clock } from '../../lib/clock.ts'
-import { badRequest, HttpError, invalidInput } from '../../lib/errors.ts'
+import { badRequest } from '../../lib/errors.ts'
 import type { ActivityWriter } from '../activity-log/writer.ts'
 import type { EventContext } from '../events.ts'
 import { works } from '../works/tables.ts'
 import type { AiProvider, Plugin, ProviderLimits, ResolvedSettings } from './definition.ts'
 import { categoryLabel, type PluginRegistry } from './registry.ts'
+import { notConfigured, notEnabled, providerFailure, validatedChange } from './rules.ts'
 import type {
   EnablePluginBody,
   PluginDetails,
@@ -16,7 +16,6 @@ import type {
   UpdatePluginSettingsBody,
 } from './schemas.ts'
 import type { PluginSettings, SettingsLevel } from './settings.ts'
-import { checkSettingsChange } from './settings-schema.ts'
 import { userPlugins, workPlugins } from './tables.ts'
 
 export type UserPluginRow = typeof userPlugins.$inferSelect
@@ -33,45 +32,6 @@ export interface PluginServiceDeps {
 }
 
 const NO_LEVEL: SettingsLevel = { settings: {}, secretSettings: {} }
-
-export const notEnabled = (plugin: Plugin) =>
-  badRequest(
-    `The ${plugin.name} plugin is not enabled for your account: enable it first`,
-    'PLUGIN_NOT_ENABLED',
-  )
-
-/** 400 naming every setting of a change that breaks the plugin's schema. */
-export function validatedChange(
-  plugin: Plugin,
-  change: { settings?: Record<string, unknown>; secretSettings?: Record<string, unknown> },
-) {
-  const { result, issues } = checkSettingsChange(plugin.settingsSchema, change, 'body')
-  if (issues.length > 0) {
-    throw invalidInput(issues, {
-      summary:
-        issues.length === 1
-          ? `${issues[0]!.field} ${issues[0]!.message}`
-          : `${issues.length} settings are invalid: ${issues.map((issue) => issue.field).join(', ')}`,
-    })
-  }
-  return result
-}
-
-/** A provider's failure as our answer: its reason, never a 500, never its credentials. */
-export function providerFailure(plugin: Plugin, error: unknown): HttpError {
-  if (!(error instanceof AiProviderError)) throw error
-  const reason = `${plugin.name}: ${error.message}`
-  switch (error.kind) {
-    case 'auth':
-      return new HttpError(400, 'PROVIDER_CREDENTIALS_REJECTED', reason)
-    case 'credits':
-      return new HttpError(400, 'PROVIDER_CREDITS_EXHAUSTED', reason)
-    case 'timeout':
-      return new HttpError(504, 'PROVIDER_TIMEOUT', reason)
-    default:
-      return new HttpError(502, 'PROVIDER_ERROR', reason)
-  }
-}
 
 /** Plugins at user level, and the settings resolution every consumer (generation, deploy) uses. */
 export function createPluginService({
@@ -426,12 +386,5 @@ export function createPluginService({
     },
   }
 }
-
-export const notConfigured = (plugin: Plugin) =>
-  badRequest(
-    `The ${plugin.name} plugin is missing a required setting (${(plugin.settingsSchema.required ?? []).join(', ')}): ` +
-      `set it with PATCH /api/plugins/${plugin.id}/settings`,
-    'PLUGIN_NOT_CONFIGURED',
-  )
 
 export type PluginService = ReturnType<typeof createPluginService>

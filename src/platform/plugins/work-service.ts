@@ -8,13 +8,13 @@ import type { WorkAccess, WorkWithRole } from '../works/access.ts'
 import { works } from '../works/tables.ts'
 import type { Plugin } from './definition.ts'
 import type { PluginRegistry } from './registry.ts'
+import { validatedChange } from './rules.ts'
 import type {
   CapabilityBody,
   EnableWorkPluginBody,
   UpdateWorkPluginSettingsBody,
   WorkPluginEntry,
 } from './schemas.ts'
-import { validatedChange } from './service.ts'
 import type { PluginSettings } from './settings.ts'
 import { userPlugins, workPlugins } from './tables.ts'
 
