@@ -501,6 +501,11 @@ const definitions = {
     'retries of an AI provider request that failed for a transient reason (429, 5xx, connection), with backoff',
     { min: 0, max: 10 },
   ),
+  aiProviderAllowedHosts: list(
+    'AI_PROVIDER_ALLOWED_HOSTS',
+    'Platform',
+    'hosts or CIDRs an AI provider `baseUrl` may point at although private (production blocks private addresses; a local instance allows all)',
+  ),
   generationMaxItems: integer(
     'GENERATION_MAX_ITEMS',
     'Platform',

@@ -183,6 +183,9 @@ const EXAMPLES: Partial<Record<ErrorCode, Omit<ErrorExample, 'code'>>> = {
   PROVIDER_ERROR: {
     message: `OpenAI: The provider failed (500): The server had an error while processing your request`,
   },
+  PROVIDER_ADDRESS_BLOCKED: {
+    message: `OpenAI: The provider's address is not allowed: 10.0.0.5 is a private address, not a public one`,
+  },
   PROVIDER_TIMEOUT: { message: `OpenAI: The provider did not answer within 120000 ms` },
   NO_AI_PROVIDER: {
     message: `No AI provider is active for "Café Guide": enable one with POST /api/works/:workId/plugins/:pluginId/enable and {"activeCapability": "ai-provider"}`,

@@ -79,6 +79,10 @@ export const ERROR_CODES = {
     'The provider refused for lack of credits or quota; its reason is in the message.',
   ],
   PROVIDER_ERROR: [502, 'The provider failed or answered something unusable; its reason is in the message.'],
+  PROVIDER_ADDRESS_BLOCKED: [
+    400,
+    'The provider’s base URL points at a private address this instance does not reach (`AI_PROVIDER_ALLOWED_HOSTS`).',
+  ],
   PROVIDER_TIMEOUT: [504, 'The provider did not answer in time.'],
   NO_AI_PROVIDER: [400, 'No AI provider plugin is active for the work.'],
   GENERATION_RUNNING: [409, 'A generation is already running for the work.'],

@@ -7,6 +7,7 @@ import { baseOptionsOf, installModules, type ServiceDeps } from '../http/modules
 import { createRateLimit } from '../http/rate-limit.ts'
 import { createAnalyticsClient } from '../integrations/analytics/client.ts'
 import { createEnvelope } from '../lib/crypto.ts'
+import { createSafeFetch } from '../lib/safe-http.ts'
 import { activityLogModule } from './activity-log/module.ts'
 import type { Reconciler } from './activity-log/reconcile.ts'
 import type { ActivityLogService } from './activity-log/service.ts'
@@ -147,7 +148,18 @@ export async function buildPlatformApp(deps: PlatformDeps): Promise<PlatformApp>
   })
   const notifications = notificationsModule({ db, clock, log })
   const works = worksModule({ db, clock, log, events, activity: activity.writer })
-  const providerLimits = { timeoutMs: config.aiProviderTimeoutMs, maxRetries: config.aiProviderMaxRetries }
+  const providerLimits = {
+    timeoutMs: config.aiProviderTimeoutMs,
+    maxRetries: config.aiProviderMaxRetries,
+    // A user's base URL must not reach inside the network; the operator's OPENAI_API_URL is trusted.
+    fetch: createSafeFetch({
+      allowPrivate: !config.isProduction,
+      allowed: [
+        ...config.aiProviderAllowedHosts,
+        ...(config.pluginEnv('OPENAI_API_URL') ? [new URL(config.openaiApiUrl).hostname] : []),
+      ],
+    }),
+  }
   const plugins = pluginsModule({
     db,
     clock,

@@ -551,3 +551,61 @@ describe('generation: several works at once', () => {
     }
   })
 })
+
+describe('generation: a production instance reaches public provider addresses only', () => {
+  const production = (extra: Record<string, string> = {}) =>
+    startPlatform({
+      env: {
+        NODE_ENV: 'production',
+        JWT_SECRET: 'a-production-secret-of-at-least-32-characters',
+        PLATFORM_ENCRYPTION_KEY: 'ab'.repeat(32),
+        AI_PROVIDER_MAX_RETRIES: '0',
+        ...extra,
+      },
+    })
+
+  it('a user’s baseUrl at a private address: models 400 PROVIDER_ADDRESS_BLOCKED, generation ERROR', async () => {
+    const strict = await production()
+    try {
+      const owner = await register(strict, 'ssrf')
+      await enablePlugin(strict, owner, 'openai', {
+        settings: { baseUrl: fake.url },
+        secretSettings: { apiKey: fake.apiKey },
+      })
+      const before = fake.requests.length
+      const models = await call(strict, owner, 'GET', '/api/plugins/openai/models')
+      assert.equal(models.statusCode, 400, models.body)
+      assert.equal(models.json().code, 'PROVIDER_ADDRESS_BLOCKED')
+      assert.match(models.json().message, /127\.0\.0\.1 is a loopback address/)
+
+      const work = await createWork(strict, owner)
+      assert.equal((await call(strict, owner, 'POST', `/api/works/${work.id}/generate`, {})).statusCode, 202)
+      const done = await eventually(
+        async () => (await call(strict, owner, 'GET', `/api/works/${work.id}`)).json() as Work,
+        (current) => FINISHED.includes(current.generateStatus.status),
+      )
+      assert.equal(done.generateStatus.status, 'ERROR')
+      assert.ok(done.generateStatus.recentLogs.some((line) => line.includes('not allowed')))
+      assert.equal(fake.requests.length, before, 'nothing reached the private address')
+    } finally {
+      await strict.close()
+    }
+  })
+
+  it('the operator’s OPENAI_API_URL and AI_PROVIDER_ALLOWED_HOSTS are reached', async () => {
+    for (const env of [{ OPENAI_API_URL: fake.url }, { AI_PROVIDER_ALLOWED_HOSTS: '127.0.0.0/8' }]) {
+      const allowed = await production(env)
+      try {
+        const owner = await register(allowed, 'ssrf')
+        await enablePlugin(allowed, owner, 'openai', {
+          settings: { baseUrl: fake.url },
+          secretSettings: { apiKey: fake.apiKey },
+        })
+        const models = await call(allowed, owner, 'GET', '/api/plugins/openai/models')
+        assert.equal(models.statusCode, 200, `${JSON.stringify(env)}: ${models.body}`)
+      } finally {
+        await allowed.close()
+      }
+    }
+  })
+})

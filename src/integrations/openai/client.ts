@@ -1,4 +1,5 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai'
+import { BlockedAddressError } from '../../lib/safe-http.ts'
 
 export interface AiProviderOptions {
   /** The OpenAI-compatible API's base URL including its version (`https://api.openai.com/v1`). */
@@ -8,6 +9,8 @@ export interface AiProviderOptions {
   timeoutMs: number
   /** Retries the SDK makes on connection failures, 408, 409, 429 and 5xx answers. */
   maxRetries: number
+  /** The fetch requests go through (the SSRF-safe one for a user's base URL); the global one by default. */
+  fetch?: typeof globalThis.fetch
 }
 
 export interface ModelCapabilities {
@@ -58,6 +61,7 @@ export type AiProviderFailureKind =
   | 'unavailable'
   | 'bad_response'
   | 'rejected'
+  | 'blocked'
 
 /** Why a provider call failed: a kind to act on, the provider's status, and a one-line reason without secrets. */
 export class AiProviderError extends Error {
@@ -98,6 +102,7 @@ export function createAiProviderClient({
   apiKey,
   timeoutMs,
   maxRetries,
+  fetch,
 }: AiProviderOptions): AiProviderClient {
   // Everything the SDK would otherwise read from OPENAI_* variables is given, so settings alone decide.
   const openai = apiKey.trim()
@@ -111,6 +116,7 @@ export function createAiProviderClient({
         timeout: timeoutMs,
         maxRetries,
         logLevel: 'off',
+        ...(fetch ? { fetch } : {}),
       })
     : undefined
 
@@ -241,6 +247,10 @@ function toProviderError(error: unknown, apiKey: string, timeoutMs: number): AiP
     return new AiProviderError('timeout', null, `The provider did not answer within ${timeoutMs} ms`)
   }
   if (error instanceof APIConnectionError) {
+    const blocked = blockedCause(error)
+    if (blocked) {
+      return new AiProviderError('blocked', null, `The provider's address is not allowed: ${blocked.message}`)
+    }
     return new AiProviderError(
       'unavailable',
       null,
@@ -308,6 +318,15 @@ function notJson(response: Response, expected: string, apiKey: string): AiProvid
 function isJson(response: Response): boolean {
   const mediaType = response.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase() ?? ''
   return mediaType.includes('application/json') || mediaType.endsWith('+json')
+}
+
+function blockedCause(error: Error): BlockedAddressError | undefined {
+  let current: unknown = error
+  for (let depth = 0; depth < 6 && current instanceof Error; depth++) {
+    if (current instanceof BlockedAddressError) return current
+    current = current.cause
+  }
+  return undefined
 }
 
 function deepestCause(error: Error): string {

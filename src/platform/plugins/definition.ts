@@ -38,6 +38,8 @@ export type ResolvedSettings = Readonly<Record<string, string | number | boolean
 export interface ProviderLimits {
   timeoutMs: number
   maxRetries: number
+  /** The fetch provider calls go through: on a production instance it reaches public addresses only. */
+  fetch?: typeof globalThis.fetch
 }
 
 /** A chat completion whose answer must follow `schema` (JSON Schema); the raw text content comes back. */

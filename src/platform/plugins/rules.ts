@@ -37,6 +37,8 @@ export function providerFailure(plugin: Plugin, error: unknown): HttpError {
       return new HttpError(400, 'PROVIDER_CREDENTIALS_REJECTED', reason)
     case 'credits':
       return new HttpError(400, 'PROVIDER_CREDITS_EXHAUSTED', reason)
+    case 'blocked':
+      return new HttpError(400, 'PROVIDER_ADDRESS_BLOCKED', reason)
     case 'timeout':
       return new HttpError(504, 'PROVIDER_TIMEOUT', reason)
     default:

@@ -56,6 +56,7 @@ export default definePlugin({
       apiKey: String(settings.apiKey ?? ''),
       timeoutMs: limits.timeoutMs,
       maxRetries: limits.maxRetries,
+      ...(limits.fetch ? { fetch: limits.fetch } : {}),
     })
     return {
       model,
