@@ -593,7 +593,11 @@ describe('generation: a production instance reaches public provider addresses on
   })
 
   it('the operator’s OPENAI_API_URL and AI_PROVIDER_ALLOWED_HOSTS are reached', async () => {
-    for (const env of [{ OPENAI_API_URL: fake.url }, { AI_PROVIDER_ALLOWED_HOSTS: '127.0.0.0/8' }]) {
+    const settings: Record<string, string>[] = [
+      { OPENAI_API_URL: fake.url },
+      { AI_PROVIDER_ALLOWED_HOSTS: '127.0.0.0/8' },
+    ]
+    for (const env of settings) {
       const allowed = await production(env)
       try {
         const owner = await register(allowed, 'ssrf')
