@@ -427,6 +427,13 @@ const definitions = {
       min: 1,
     },
   ),
+  webhookConcurrency: integer(
+    'WEBHOOK_CONCURRENCY',
+    'Platform',
+    20,
+    'webhook deliveries one instance makes at once',
+    { min: 1, max: 500 },
+  ),
   webhookAllowedHosts: list(
     'WEBHOOK_ALLOWED_HOSTS',
     'Platform',

@@ -12,7 +12,7 @@ export const ACCOUNT_RATE_LIMITS = {
 const LOCALHOST = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1'])
 
 /** `3 per hour`, `5 per 15 minutes`: a rule as route descriptions state it. */
-export function describeRule({ limit, windowMs }: RateLimitRule): string {
+export function describeRule({ limit, windowMs }: RateLimitRule, per = 'client IP'): string {
   const window =
     windowMs % HOUR_MS === 0
       ? windowMs === HOUR_MS
@@ -21,7 +21,7 @@ export function describeRule({ limit, windowMs }: RateLimitRule): string {
       : windowMs === MINUTE_MS
         ? 'minute'
         : `${windowMs / MINUTE_MS} minutes`
-  return `${limit} per ${window} per client IP`
+  return `${limit} per ${window} per ${per}`
 }
 
 export interface RateLimitDeps {
@@ -32,7 +32,13 @@ export interface RateLimitDeps {
 }
 
 export type RateLimitHook = (req: FastifyRequest, reply: FastifyReply) => Promise<void>
-export type RateLimit = (route: string, rule: RateLimitRule) => RateLimitHook
+/** Whose requests count together: the client IP by default, or e.g. the signed-in account. */
+export interface RateLimitKey {
+  name: string
+  of(req: FastifyRequest): string
+}
+
+export type RateLimit = (route: string, rule: RateLimitRule, key?: RateLimitKey) => RateLimitHook
 
 /**
  * A hook that counts the request against `rule`, keyed by client IP (as TRUST_PROXY decides it) and route,
@@ -40,10 +46,11 @@ export type RateLimit = (route: string, rule: RateLimitRule) => RateLimitHook
  * unlimited: without Redis its windows are this instance's own.
  */
 export function createRateLimit({ limiter, bypassLocalhost, scope }: RateLimitDeps): RateLimit {
-  return function rateLimit(route, rule) {
+  return function rateLimit(route, rule, key) {
     return async (req, reply) => {
       if (bypassLocalhost && LOCALHOST.has(req.ip)) return
-      const result = await limiter.check(`${scope}:ip:${req.ip}:${route}`, rule)
+      const who = key ? `${key.name}:${key.of(req)}` : `ip:${req.ip}`
+      const result = await limiter.check(`${scope}:${who}:${route}`, rule)
       reply.header('X-RateLimit-Limit', String(rule.limit))
       reply.header('X-RateLimit-Remaining', String(result.remaining))
       reply.header('X-RateLimit-Reset', String(Math.ceil(result.resetTime / 1000)))

@@ -88,6 +88,18 @@ export const ERROR_CODES = {
   GENERATION_RUNNING: [409, 'A generation is already running for the work.'],
   GENERATION_NOT_RUNNING: [409, 'No generation is running for the work: there is nothing to cancel.'],
 
+  // Platform: outbound webhooks.
+  WEBHOOK_NOT_FOUND: [404, 'No webhook subscription of yours has this id.'],
+  DELIVERY_NOT_FOUND: [404, 'No delivery of yours has this id.'],
+  WEBHOOK_URL_REFUSED: [
+    400,
+    'The URL is not one a subscription may have: not HTTPS in production, user:password in it, or a host that is (or resolves to) a private or internal address.',
+  ],
+  WEBHOOK_LIMIT: [400, 'The account already has 25 active webhook subscriptions.'],
+  WEBHOOK_RESUME_UNSUPPORTED: [400, 'A paused subscription cannot be made active again: create a new one.'],
+  WEBHOOK_FAILED: [400, 'A failed subscription cannot be changed: create a new one.'],
+  WEBHOOK_NOT_ACTIVE: [400, 'The subscription is paused or failed (or deleted): it receives no deliveries.'],
+
   // Platform: notifications.
   NOTIFICATION_NOT_FOUND: [404, 'No notification of yours has this id.'],
   NOTIFICATION_PERSISTENT: [400, 'A persistent notification (a banner) cannot be dismissed.'],

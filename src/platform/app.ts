@@ -27,6 +27,7 @@ import type { NotificationService } from './notifications/service.ts'
 import { pluginsModule } from './plugins/module.ts'
 import { loadPlugins } from './plugins/registry.ts'
 import type { PluginService } from './plugins/service.ts'
+import { webhooksModule } from './webhooks/module.ts'
 import { worksModule } from './works/module.ts'
 
 export type PlatformDeps = ServiceDeps
@@ -107,6 +108,10 @@ export async function buildPlatformApp(deps: PlatformDeps): Promise<PlatformApp>
       { name: 'works', description: 'Directory sites you build, and who shares them' },
       { name: 'activity-log', description: 'What happened on your account, from domain events' },
       {
+        name: 'webhooks',
+        description: 'Signed HTTPS callbacks of your works’ events, their deliveries and retries',
+      },
+      {
         name: 'plugins',
         description:
           'Providers (AI, Git, hosting) you enable for your account and for each work, with their settings',
@@ -185,6 +190,23 @@ export async function buildPlatformApp(deps: PlatformDeps): Promise<PlatformApp>
     concurrency: config.generationConcurrency,
   })
 
+  const webhooks = webhooksModule({
+    db,
+    clock,
+    log,
+    jobs,
+    envelope,
+    access: works.access,
+    rateLimit,
+    policy: { allowPrivate: false, allowed: config.webhookAllowedHosts },
+    requireHttps: config.isProduction,
+    timeoutMs: config.webhookTimeoutMs,
+    retryBaseMs: config.webhookRetryBaseMs,
+    retryMaxMs: config.webhookRetryMaxMs,
+    maxConsecutiveFailures: config.webhookMaxConsecutiveFailures,
+    concurrency: config.webhookConcurrency,
+  })
+
   installModules(
     app,
     [
@@ -195,6 +217,7 @@ export async function buildPlatformApp(deps: PlatformDeps): Promise<PlatformApp>
       works.module,
       plugins.module,
       generation.module,
+      webhooks.module,
     ],
     {
       jobs,

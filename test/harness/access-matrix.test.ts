@@ -24,7 +24,10 @@ let platform: PlatformHarness
 let directory: DirectoryHarness
 
 before(async () => {
-  ;[platform, directory] = await Promise.all([startPlatform(), startDirectory()])
+  ;[platform, directory] = await Promise.all([
+    startPlatform({ env: { WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' } }),
+    startDirectory(),
+  ])
 })
 after(async () => {
   await Promise.all([platform?.close(), directory?.close()])
@@ -81,6 +84,8 @@ describe('access matrix: the platform', () => {
   let workId: string
   let activityId: string
   let notificationId: string
+  let webhookId: string
+  let deliveryId: string
 
   const call = (options: {
     method: string
@@ -154,6 +159,18 @@ describe('access matrix: the platform', () => {
     })
     assert.ok(notification)
     notificationId = notification.id
+    // A receiver nothing listens on: the test delivery fails, and is still a delivery of the owner's.
+    const webhook = await call({
+      method: 'POST',
+      url: '/api/webhooks',
+      token: owner.token,
+      payload: { url: 'http://127.0.0.1:9/hook' },
+    })
+    assert.equal(webhook.statusCode, 200, webhook.body)
+    webhookId = webhook.json().id
+    const tested = await call({ method: 'POST', url: `/api/webhooks/${webhookId}/test`, token: owner.token })
+    assert.equal(tested.statusCode, 200, tested.body)
+    deliveryId = tested.json().deliveryId
   })
 
   it('every route declares a level the platform knows', () => {
@@ -239,6 +256,11 @@ describe('access matrix: the platform', () => {
     'POST /api/works/:id/generate': () => ({ params: { id: workId }, payload: {} }),
     'POST /api/works/:id/generate/cancel': () => ({ params: { id: workId } }),
     'GET /api/works/:id/items': () => ({ params: { id: workId } }),
+    'PATCH /api/webhooks/:id': () => ({ params: { id: webhookId }, payload: { status: 'paused' } }),
+    'DELETE /api/webhooks/:id': () => ({ params: { id: webhookId } }),
+    'POST /api/webhooks/:id/test': () => ({ params: { id: webhookId } }),
+    'POST /api/webhooks/:id/rotate-secret': () => ({ params: { id: webhookId } }),
+    'POST /api/webhooks/deliveries/:deliveryId/redeliver': () => ({ params: { deliveryId } }),
   }
 
   /**

@@ -4,6 +4,7 @@ import type { InjectOptions } from 'fastify'
 import { users } from '../../src/directory/accounts/tables.ts'
 import type { App } from '../../src/http/app.ts'
 import { startOpenAiFake } from '../fakes/openai.ts'
+import { startReceiver } from '../fakes/receiver.ts'
 import {
   APP_ORIGIN,
   type DirectoryHarness,
@@ -64,8 +65,16 @@ async function ok(app: App, options: InjectOptions, pools?: Pools, path?: string
 export async function platformTarget(): Promise<Target> {
   // The openai plugin talks to a local stand-in: models and generation answer for real.
   const fake = await startOpenAiFake()
+  // Webhooks go to a local receiver the instance is allowed to reach.
+  const receiver = await startReceiver()
   const h: PlatformHarness = await startPlatform({
-    env: { ...env, OPENAI_API_URL: fake.url, AI_PROVIDER_MAX_RETRIES: '0', AI_PROVIDER_TIMEOUT_MS: '2000' },
+    env: {
+      ...env,
+      OPENAI_API_URL: fake.url,
+      AI_PROVIDER_MAX_RETRIES: '0',
+      AI_PROVIDER_TIMEOUT_MS: '2000',
+      WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+    },
   })
   const { app } = h
   const pools = new Pools()
@@ -150,6 +159,23 @@ export async function platformTarget(): Promise<Target> {
       pools,
       '/api/notifications',
     )
+    const { body: webhook } = await ok(
+      app,
+      {
+        method: 'POST',
+        url: '/api/webhooks',
+        payload: { url: receiver.url },
+        headers: bearer(owner.accessToken),
+      },
+      pools,
+      '/api/webhooks',
+    )
+    await ok(
+      app,
+      { method: 'POST', url: `/api/webhooks/${webhook.id}/test`, headers: bearer(owner.accessToken) },
+      pools,
+      '/api/webhooks/{id}/test',
+    )
   })
   return {
     name: 'platform',
@@ -169,6 +195,7 @@ export async function platformTarget(): Promise<Target> {
     close: async () => {
       await h.close()
       await fake.close()
+      await receiver.close()
     },
   }
 }

@@ -1,0 +1,374 @@
+import { createHmac } from 'node:crypto'
+import { and, eq, isNull, lt, or, sql } from 'drizzle-orm'
+import type { Logger } from 'pino'
+import type { Db, DbOrTx } from '../../db/index.ts'
+import type { Jobs } from '../../jobs/index.ts'
+import type { Clock } from '../../lib/clock.ts'
+import type { Envelope } from '../../lib/crypto.ts'
+import { type AddressPolicy, safeRequest } from '../../lib/safe-http.ts'
+import {
+  type DeliveryOutcome,
+  type DeliveryStatus,
+  webhookDeliveries,
+  webhookSubscriptions,
+} from './tables.ts'
+
+export const WEBHOOK_DELIVERY_JOB = 'webhook-delivery'
+/** SPEC.md: a body above 1 MiB is refused before signing. */
+export const MAX_BODY_BYTES = 1024 * 1024
+/** What is read of a receiver's answer; the rest is never downloaded. */
+const MAX_RESPONSE_BYTES = 64 * 1024
+const LAST_ERROR_MAX_LENGTH = 500
+/** An attempt that has not recorded its outcome this long after its timeout lost its worker. */
+const LEASE_MARGIN_MS = 30_000
+export const USER_AGENT = 'Curio-Webhooks/1.0'
+
+/** The events of SPEC.md's table, with their extra fields. */
+export type WebhookEvent =
+  | { event: 'work.created'; workId: string; workName: string }
+  | {
+      event: 'work.generation.completed'
+      workId: string
+      workName: string
+      itemsCount: number
+      generateStatus: string
+    }
+  | { event: 'deployment.dispatched'; workId: string; providerId: string; providerName: string }
+  | { event: 'deployment.completed'; workId: string; providerId: string; providerName: string; url?: string }
+  | {
+      event: 'deployment.failed'
+      workId: string
+      providerId: string
+      providerName: string
+      terminalState: string
+      error: string
+    }
+  | { event: 'webhook.test'; note: string }
+
+type Subscription = typeof webhookSubscriptions.$inferSelect
+type Delivery = typeof webhookDeliveries.$inferSelect
+
+/** What one attempt came to. */
+export interface AttemptResult {
+  outcome: DeliveryOutcome
+  status: number | null
+  error: string | null
+  durationMs: number
+}
+
+const RETRIED: readonly DeliveryOutcome[] = ['server_error', 'timeout']
+
+export interface WebhookDeliveryDeps {
+  db: Db
+  clock: Clock
+  log: Pick<Logger, 'warn' | 'info'>
+  jobs: Pick<Jobs, 'send'>
+  envelope: Envelope
+  policy: AddressPolicy
+  requireHttps: boolean
+  timeoutMs: number
+  retryBaseMs: number
+  retryMaxMs: number
+  maxConsecutiveFailures: number
+  /** Jitter's source, in [0, 1). */
+  random?: () => number
+}
+
+export const secretContext = (subscriptionId: string) => `webhook-secret:${subscriptionId}`
+
+/** `sha256=<hex>`: HMAC-SHA256 of the exact bytes sent, under the subscription's signing secret. */
+export const signatureOf = (secret: string, body: string) =>
+  `sha256=${createHmac('sha256', secret).update(body, 'utf8').digest('hex')}`
+
+/**
+ * Deliveries of webhook events: the fan-out that writes one delivery and its job per subscription in the
+ * transaction of the change (an outbox), and the job that makes one attempt, records its outcome and, for
+ * a failure SPEC.md retries, schedules the next with exponential backoff and full jitter.
+ */
+export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
+  const { db, clock, log, jobs, envelope, timeoutMs, retryBaseMs, retryMaxMs, maxConsecutiveFailures } = deps
+  const random = deps.random ?? Math.random
+
+  /** Full jitter: anywhere from 0 to the exponential delay of this attempt, capped. */
+  const backoffMs = (attempts: number) =>
+    Math.floor(random() * Math.min(retryMaxMs, retryBaseMs * 2 ** Math.min(attempts - 1, 40)))
+
+  const enqueue = (tx: DbOrTx, deliveryId: string, startAfter?: Date) =>
+    jobs.send(WEBHOOK_DELIVERY_JOB, { deliveryId }, { tx, ...(startAfter ? { startAfter } : {}) })
+
+  /** The request and its classification, as SPEC.md's retry table says. */
+  async function send(
+    subscription: Subscription,
+    delivery: Pick<Delivery, 'id' | 'event' | 'body'>,
+  ): Promise<AttemptResult> {
+    const bytes = Buffer.byteLength(delivery.body)
+    if (bytes > MAX_BODY_BYTES) {
+      return {
+        outcome: 'payload_too_large',
+        status: null,
+        error: `The body is ${bytes} bytes, above the 1 MiB limit: it was not sent`,
+        durationMs: 0,
+      } satisfies AttemptResult
+    }
+    const secret = envelope.open(subscription.signingSecret, secretContext(subscription.id))
+    const signature = signatureOf(secret, delivery.body)
+    const result = await safeRequest({
+      url: subscription.url,
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': USER_AGENT,
+        'x-service-event': delivery.event,
+        'x-service-delivery': delivery.id,
+        'x-service-signature-256': signature,
+        'x-hub-signature-256': signature,
+      },
+      body: delivery.body,
+      timeoutMs,
+      maxResponseBytes: MAX_RESPONSE_BYTES,
+      policy: deps.policy,
+      requireHttps: deps.requireHttps,
+    })
+    const cut = (text: string) => text.slice(0, LAST_ERROR_MAX_LENGTH)
+    switch (result.kind) {
+      case 'blocked':
+        return {
+          outcome: 'ssrf_blocked',
+          status: null,
+          error: cut(result.reason),
+          durationMs: result.durationMs,
+        }
+      case 'timeout':
+        return {
+          outcome: 'timeout',
+          status: null,
+          error: `No complete answer within ${timeoutMs} ms`,
+          durationMs: result.durationMs,
+        }
+      case 'failed':
+        return {
+          outcome: 'server_error',
+          status: null,
+          error: cut(result.reason),
+          durationMs: result.durationMs,
+        }
+      case 'response': {
+        const { status, durationMs } = result
+        if (status >= 200 && status < 300) return { outcome: 'success', status, error: null, durationMs }
+        const outcome: DeliveryOutcome =
+          status >= 300 && status < 400 ? 'redirect_refused' : status < 500 ? 'client_error' : 'server_error'
+        const said = result.body.replace(/\s+/g, ' ').trim()
+        return {
+          outcome,
+          status,
+          error: cut(
+            `The endpoint answered ${status}${outcome === 'redirect_refused' ? ' (redirects are never followed)' : ''}${said ? `: ${said}` : ''}`,
+          ),
+          durationMs,
+        } satisfies AttemptResult
+      }
+    }
+  }
+
+  /**
+   * Records an attempt in one transaction: the delivery's outcome, the subscription's failure count (a
+   * success resets it; reaching the maximum fails the subscription and stops its deliveries) and, for a
+   * retried outcome, the next attempt's job.
+   */
+  async function record(delivery: Delivery, result: AttemptResult, retry: boolean): Promise<DeliveryStatus> {
+    return db.transaction(async (tx) => {
+      const now = clock.now()
+      let status: DeliveryStatus = result.outcome === 'success' ? 'succeeded' : 'failed'
+      if (delivery.subscriptionId) {
+        const [subscription] = await tx
+          .update(webhookSubscriptions)
+          .set({
+            consecutiveFailures:
+              result.outcome === 'success' ? 0 : sql`${webhookSubscriptions.consecutiveFailures} + 1`,
+            updatedAt: now,
+          })
+          .where(eq(webhookSubscriptions.id, delivery.subscriptionId))
+          .returning()
+        if (subscription && result.outcome !== 'success') {
+          if (
+            subscription.status === 'active' &&
+            subscription.consecutiveFailures >= maxConsecutiveFailures
+          ) {
+            await tx
+              .update(webhookSubscriptions)
+              .set({ status: 'failed', updatedAt: now })
+              .where(eq(webhookSubscriptions.id, subscription.id))
+            await stopPending(tx, subscription.id, 'The subscription failed: too many consecutive failures')
+            log.warn({ subscriptionId: subscription.id }, 'webhook subscription failed')
+          } else if (retry && subscription.status === 'active' && RETRIED.includes(result.outcome)) {
+            status = 'pending'
+            await enqueue(tx, delivery.id, new Date(clock.nowMs() + backoffMs(delivery.attempts)))
+          }
+        }
+      }
+      await tx
+        .update(webhookDeliveries)
+        .set({
+          status,
+          lastOutcome: result.outcome,
+          lastResponseStatus: result.status,
+          lastError: result.error,
+          durationMs: result.durationMs,
+          updatedAt: now,
+        })
+        .where(eq(webhookDeliveries.id, delivery.id))
+      return status
+    })
+  }
+
+  /** Ends the subscription's deliveries still to be made (paused, deleted or failed: they stop). */
+  async function stopPending(tx: DbOrTx, subscriptionId: string, reason: string) {
+    await tx
+      .update(webhookDeliveries)
+      .set({ status: 'cancelled', lastError: reason, updatedAt: clock.now() })
+      .where(
+        and(eq(webhookDeliveries.subscriptionId, subscriptionId), eq(webhookDeliveries.status, 'pending')),
+      )
+  }
+
+  return {
+    stopPending,
+
+    /**
+     * Writes one delivery and its job per active subscription in scope of the event (the account's
+     * account-wide ones and those of the event's work), in `tx`: the deliveries exist exactly when the
+     * change does. Returns how many.
+     */
+    async fanOut(tx: DbOrTx, accountId: string, workId: string | null, event: WebhookEvent): Promise<number> {
+      const subscriptions = await tx
+        .select({ id: webhookSubscriptions.id })
+        .from(webhookSubscriptions)
+        .where(
+          and(
+            eq(webhookSubscriptions.userId, accountId),
+            eq(webhookSubscriptions.status, 'active'),
+            workId
+              ? or(isNull(webhookSubscriptions.workId), eq(webhookSubscriptions.workId, workId))
+              : isNull(webhookSubscriptions.workId),
+          ),
+        )
+      if (subscriptions.length === 0) return 0
+      const now = clock.now()
+      const body = JSON.stringify({ ...event, sentAt: now.toISOString(), accountId })
+      const deliveries = await tx
+        .insert(webhookDeliveries)
+        .values(
+          subscriptions.map((subscription) => ({
+            userId: accountId,
+            subscriptionId: subscription.id,
+            event: event.event,
+            body,
+            status: 'pending' as const,
+            createdAt: now,
+            updatedAt: now,
+          })),
+        )
+        .returning({ id: webhookDeliveries.id })
+      for (const delivery of deliveries) await enqueue(tx, delivery.id)
+      return deliveries.length
+    },
+
+    /** A new delivery of an earlier one's body (re-signed at its attempt with the current secret). */
+    async redeliver(original: Delivery): Promise<{ deliveryId: string; runId: string | null }> {
+      return db.transaction(async (tx) => {
+        const now = clock.now()
+        const [delivery] = await tx
+          .insert(webhookDeliveries)
+          .values({
+            userId: original.userId,
+            subscriptionId: original.subscriptionId,
+            event: original.event,
+            body: original.body,
+            status: 'pending',
+            redeliveryOf: original.id,
+            createdAt: now,
+            updatedAt: now,
+          })
+          .returning({ id: webhookDeliveries.id })
+        const runId = await enqueue(tx, delivery!.id)
+        return { deliveryId: delivery!.id, runId }
+      })
+    },
+
+    /** One attempt at once, recorded as a delivery and never retried: the test endpoint. */
+    async sendNow(subscription: Subscription, event: WebhookEvent) {
+      const now = clock.now()
+      const [delivery] = await db
+        .insert(webhookDeliveries)
+        .values({
+          userId: subscription.userId,
+          subscriptionId: subscription.id,
+          event: event.event,
+          body: JSON.stringify({ ...event, sentAt: now.toISOString(), accountId: subscription.userId }),
+          status: 'delivering',
+          attempts: 1,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning()
+      const result = await send(subscription, delivery!)
+      await record(delivery!, result, false)
+      return { deliveryId: delivery!.id, ...result }
+    },
+
+    /** The job: one attempt of the delivery, unless it is done, cancelled or being attempted elsewhere. */
+    async attempt(deliveryId: string, runId: string): Promise<void> {
+      const now = clock.now()
+      const [delivery] = await db
+        .update(webhookDeliveries)
+        .set({
+          status: 'delivering',
+          attempts: sql`${webhookDeliveries.attempts} + 1`,
+          triggerRunId: runId,
+          updatedAt: now,
+        })
+        .where(
+          and(
+            eq(webhookDeliveries.id, deliveryId),
+            or(
+              eq(webhookDeliveries.status, 'pending'),
+              // An attempt whose worker died: taken again once it cannot be running any more.
+              and(
+                eq(webhookDeliveries.status, 'delivering'),
+                lt(webhookDeliveries.updatedAt, new Date(now.getTime() - timeoutMs - LEASE_MARGIN_MS)),
+              ),
+            ),
+          ),
+        )
+        .returning()
+      if (!delivery) return
+      const [subscription] = delivery.subscriptionId
+        ? await db
+            .select()
+            .from(webhookSubscriptions)
+            .where(eq(webhookSubscriptions.id, delivery.subscriptionId))
+        : []
+      if (subscription?.status !== 'active') {
+        await db
+          .update(webhookDeliveries)
+          .set({
+            status: 'cancelled',
+            lastError: subscription
+              ? `The subscription is ${subscription.status}`
+              : 'The subscription was deleted',
+            updatedAt: clock.now(),
+          })
+          .where(eq(webhookDeliveries.id, delivery.id))
+        return
+      }
+      const result = await send(subscription, delivery)
+      const status = await record(delivery, result, true)
+      log.info(
+        { deliveryId, outcome: result.outcome, status: result.status, next: status },
+        'webhook attempt',
+      )
+    },
+  }
+}
+
+export type WebhookDelivery = ReturnType<typeof createWebhookDelivery>

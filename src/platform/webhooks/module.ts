@@ -1,0 +1,97 @@
+import { eq } from 'drizzle-orm'
+import type { Logger } from 'pino'
+import type { Db, Tx } from '../../db/index.ts'
+import type { Module } from '../../http/modules.ts'
+import type { RateLimit } from '../../http/rate-limit.ts'
+import type { Jobs } from '../../jobs/index.ts'
+import type { Clock } from '../../lib/clock.ts'
+import type { Envelope } from '../../lib/crypto.ts'
+import type { AddressPolicy } from '../../lib/safe-http.ts'
+import type { PlatformEvents } from '../events.ts'
+import type { WorkAccess } from '../works/access.ts'
+import { works } from '../works/tables.ts'
+import { createWebhookDelivery, WEBHOOK_DELIVERY_JOB, type WebhookEvent } from './delivery.ts'
+import { webhookRoutes } from './routes.ts'
+import { createWebhookService } from './service.ts'
+
+export interface WebhooksModuleDeps {
+  db: Db
+  clock: Clock
+  log: Logger
+  jobs: Pick<Jobs, 'send'>
+  envelope: Envelope
+  access: Pick<WorkAccess, 'requireView'>
+  rateLimit: RateLimit
+  policy: AddressPolicy
+  requireHttps: boolean
+  timeoutMs: number
+  retryBaseMs: number
+  retryMaxMs: number
+  maxConsecutiveFailures: number
+  /** Deliveries one instance makes at once. */
+  concurrency: number
+}
+
+/** Signed outbound webhooks: subscriptions, the outbox fan-out of domain events, and the delivery job. */
+export function webhooksModule(deps: WebhooksModuleDeps) {
+  const delivery = createWebhookDelivery(deps)
+  const webhooks = createWebhookService({ ...deps, delivery })
+
+  /** The event to every subscription of the work's owner in scope, in the change's transaction. */
+  async function fanOut(tx: Tx, workId: string, event: WebhookEvent) {
+    const [work] = await tx.select({ ownerId: works.ownerId }).from(works).where(eq(works.id, workId))
+    if (work) await delivery.fanOut(tx, work.ownerId, workId, event)
+  }
+
+  const module: Module<PlatformEvents> = {
+    name: 'webhooks',
+    routes: (app) => webhookRoutes(app, { webhooks, rateLimit: deps.rateLimit }),
+    jobs: [
+      {
+        name: WEBHOOK_DELIVERY_JOB,
+        handler: async ({ deliveryId }: { deliveryId: string }, job) => delivery.attempt(deliveryId, job.id),
+        // The delivery schedules its own retries; these are for a handler that failed (a lost database).
+        retryLimit: 5,
+        retryDelaySeconds: 10,
+        concurrency: deps.concurrency,
+      },
+    ],
+    listeners: (events) => {
+      events.on('WorkCreated', ({ workId, workName }, tx) =>
+        fanOut(tx, workId, { event: 'work.created', workId, workName }),
+      )
+      events.on('WorkGenerationCompleted', ({ workId, workName, itemsCount, generateStatus }, tx) =>
+        fanOut(tx, workId, {
+          event: 'work.generation.completed',
+          workId,
+          workName,
+          itemsCount,
+          generateStatus,
+        }),
+      )
+      events.on('DeploymentDispatched', ({ workId, providerId, providerName }, tx) =>
+        fanOut(tx, workId, { event: 'deployment.dispatched', workId, providerId, providerName }),
+      )
+      events.on('DeploymentCompleted', ({ workId, providerId, providerName, url }, tx) =>
+        fanOut(tx, workId, {
+          event: 'deployment.completed',
+          workId,
+          providerId,
+          providerName,
+          ...(url === undefined ? {} : { url }),
+        }),
+      )
+      events.on('DeploymentFailed', ({ workId, providerId, providerName, terminalState, error }, tx) =>
+        fanOut(tx, workId, {
+          event: 'deployment.failed',
+          workId,
+          providerId,
+          providerName,
+          terminalState,
+          error,
+        }),
+      )
+    },
+  }
+  return { webhooks, delivery, module }
+}
