@@ -34,4 +34,5 @@ ALTER TABLE "platform"."webhook_subscriptions" ADD CONSTRAINT "webhook_subscript
 ALTER TABLE "platform"."webhook_subscriptions" ADD CONSTRAINT "webhook_subscriptions_work_id_works_id_fk" FOREIGN KEY ("work_id") REFERENCES "platform"."works"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "webhook_deliveries_user_idx" ON "platform"."webhook_deliveries" USING btree ("user_id","created_at");--> statement-breakpoint
 CREATE INDEX "webhook_deliveries_subscription_idx" ON "platform"."webhook_deliveries" USING btree ("subscription_id","status");--> statement-breakpoint
+CREATE INDEX "webhook_deliveries_delivering_idx" ON "platform"."webhook_deliveries" USING btree ("updated_at") WHERE "platform"."webhook_deliveries"."status" = 'delivering';--> statement-breakpoint
 CREATE INDEX "webhook_subscriptions_user_idx" ON "platform"."webhook_subscriptions" USING btree ("user_id","status");

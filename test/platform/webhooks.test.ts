@@ -461,3 +461,29 @@ describe('webhooks: rate limits', () => {
     }
   })
 })
+
+describe('webhooks: two instances on one database', () => {
+  it('every delivery is sent once, whichever instance takes it', async () => {
+    const second = await startPlatform({
+      databases: h.databases,
+      env: { WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', WEBHOOK_CONCURRENCY: '4' },
+    })
+    try {
+      const owner = await register(h, 'hooks')
+      const target = await receiver()
+      await subscribe(owner, target.url)
+      await subscribe(owner, target.url)
+      const count = 15
+      for (let n = 0; n < count; n++) await createWork(n % 2 ? second : h, owner, `Work ${n}`)
+      await target.waitFor(count * 2)
+      await settled(owner, count * 2)
+      const ids = target.received.map((request) => String(request.headers['x-service-delivery']))
+      assert.equal(ids.length, count * 2)
+      assert.equal(new Set(ids).size, count * 2, 'no delivery was sent twice')
+      const runs = new Set((await deliveries(owner)).map((delivery) => delivery.triggerRunId))
+      assert.equal(runs.size, count * 2)
+    } finally {
+      await second.close()
+    }
+  })
+})

@@ -14,6 +14,7 @@ import {
 } from './tables.ts'
 
 export const WEBHOOK_DELIVERY_JOB = 'webhook-delivery'
+export const WEBHOOK_RECOVERY_JOB = 'webhook-delivery-recovery'
 /** SPEC.md: a body above 1 MiB is refused before signing. */
 export const MAX_BODY_BYTES = 1024 * 1024
 /** What is read of a receiver's answer; the rest is never downloaded. */
@@ -314,6 +315,26 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
       const result = await send(subscription, delivery!)
       await record(delivery!, result, false)
       return { deliveryId: delivery!.id, ...result }
+    },
+
+    /**
+     * Queues again the attempts whose worker died (a crash, a kill): a delivery still `delivering` long
+     * after its attempt's timeout. Its job would otherwise wait for the queue's own expiry. Returns how many.
+     */
+    async recover(): Promise<number> {
+      const stale = await db
+        .select({ id: webhookDeliveries.id })
+        .from(webhookDeliveries)
+        .where(
+          and(
+            eq(webhookDeliveries.status, 'delivering'),
+            lt(webhookDeliveries.updatedAt, new Date(clock.nowMs() - timeoutMs - LEASE_MARGIN_MS)),
+          ),
+        )
+      for (const delivery of stale) await enqueue(db, delivery.id)
+      if (stale.length > 0)
+        log.warn({ deliveries: stale.length }, 'webhook attempts without a worker queued again')
+      return stale.length
     },
 
     /** The job: one attempt of the delivery, unless it is done, cancelled or being attempted elsewhere. */

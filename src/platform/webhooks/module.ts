@@ -10,7 +10,12 @@ import type { AddressPolicy } from '../../lib/safe-http.ts'
 import type { PlatformEvents } from '../events.ts'
 import type { WorkAccess } from '../works/access.ts'
 import { works } from '../works/tables.ts'
-import { createWebhookDelivery, WEBHOOK_DELIVERY_JOB, type WebhookEvent } from './delivery.ts'
+import {
+  createWebhookDelivery,
+  WEBHOOK_DELIVERY_JOB,
+  WEBHOOK_RECOVERY_JOB,
+  type WebhookEvent,
+} from './delivery.ts'
 import { webhookRoutes } from './routes.ts'
 import { createWebhookService } from './service.ts'
 
@@ -55,7 +60,19 @@ export function webhooksModule(deps: WebhooksModuleDeps) {
         retryDelaySeconds: 10,
         concurrency: deps.concurrency,
       },
+      {
+        name: WEBHOOK_RECOVERY_JOB,
+        // Another instance's crash is noticed within a minute, without waiting for a restart.
+        cron: '* * * * *',
+        handler: async () => {
+          await delivery.recover()
+        },
+      },
     ],
+    // A restart finds the attempts its own crash left behind.
+    onReady: async () => {
+      await delivery.recover()
+    },
     listeners: (events) => {
       events.on('WorkCreated', ({ workId, workName }, tx) =>
         fanOut(tx, workId, { event: 'work.created', workId, workName }),

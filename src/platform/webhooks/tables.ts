@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm'
 import { index, integer, text, uuid } from 'drizzle-orm/pg-core'
 import { timestamptz } from '../../db/columns.ts'
 import { users } from '../auth/tables.ts'
@@ -72,5 +73,7 @@ export const webhookDeliveries = platformSchema.table(
   (table) => [
     index('webhook_deliveries_user_idx').on(table.userId, table.createdAt),
     index('webhook_deliveries_subscription_idx').on(table.subscriptionId, table.status),
+    // The recovery pass looks for attempts in flight, a handful among many.
+    index('webhook_deliveries_delivering_idx').on(table.updatedAt).where(sql`${table.status} = 'delivering'`),
   ],
 )
