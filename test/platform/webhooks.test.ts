@@ -342,6 +342,35 @@ describe('webhooks: deliveries', () => {
     assert.equal(target.received.length, 0)
   })
 
+  it('a huge answer is not downloaded: the attempt succeeds at once', async () => {
+    const owner = await register(h, 'hooks')
+    const target = await receiver()
+    target.next({ status: 200, body: 'x'.repeat(8 * 1024 * 1024) })
+    await subscribe(owner, target.url)
+    await createWork(h, owner)
+    const [delivery] = await settled(owner, 1)
+    assert.equal(delivery!.lastOutcome, 'success')
+    assert.equal(delivery!.attempts, 1)
+  })
+
+  it('an address refused at attempt time is ssrf_blocked, not retried, and nothing is sent', async () => {
+    const owner = await register(h, 'hooks')
+    const target = await receiver()
+    const created = await subscribe(owner, target.url)
+    // As if the URL's host now resolved to a private address: the attempt checks again.
+    await h.databases.platform.db
+      .update(webhookSubscriptions)
+      .set({ url: 'http://10.0.0.7/hooks' })
+      .where(eq(webhookSubscriptions.id, created.id))
+    await createWork(h, owner)
+    const [delivery] = await settled(owner, 1)
+    assert.equal(delivery!.lastOutcome, 'ssrf_blocked')
+    assert.equal(delivery!.status, 'failed')
+    assert.equal(delivery!.attempts, 1)
+    assert.match(delivery!.lastError ?? '', /10\.0\.0\.7 is a private/)
+    assert.equal(target.received.length, 0)
+  })
+
   it('a body above 1 MiB is refused before signing (payload_too_large), not retried', async () => {
     const owner = await register(h, 'hooks')
     const target = await receiver()
