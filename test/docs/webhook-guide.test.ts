@@ -371,7 +371,7 @@ interface ExampleProcess {
 /** Runs an example as its README says (WEBHOOK_SECRET, PORT=0) and waits for its "listening" line. */
 async function startExample(command: string, args: string[], secret: string): Promise<ExampleProcess> {
   const child: ChildProcess = spawn(command, args, {
-    env: { ...process.env, WEBHOOK_SECRET: secret, PORT: '0' },
+    env: { ...process.env, WEBHOOK_SECRET: secret, PORT: '0', PYTHONDONTWRITEBYTECODE: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   const exited = once(child, 'exit')
