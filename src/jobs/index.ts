@@ -14,6 +14,18 @@ export interface JobDefinition<T extends object = object> {
   retryBackoff?: boolean
   /** Jobs of this queue one instance runs at once (default 1). */
   concurrency?: number
+  /**
+   * A job still active this long after it started is failed and retried by pg-boss's supervisor (every
+   * minute): how a job taken by a process that died runs again. pg-boss's default is 15 minutes.
+   */
+  expireInSeconds?: number
+  /**
+   * When set, a worker of our own keeps `concurrency` jobs running, refilling its free slots with one fetch
+   * once this many (at most `concurrency`) are free, and settles each job when it ends (startBatchWorker).
+   * Otherwise pg-boss's own workers: one job per fetch, and the polling interval after each fetch even with
+   * a backlog.
+   */
+  batchSize?: number
 }
 
 export interface SendOptions {
@@ -47,6 +59,27 @@ export interface JobsDeps {
   pollingIntervalSeconds?: number
 }
 
+/**
+ * Enqueues one job of queue `name` per item of `data` in one statement (pg-boss `insert`): `send` for a
+ * batch, without singleton keys, in `options.tx` as `send` does.
+ */
+export async function sendMany<T extends object>(
+  jobs: Pick<Jobs, 'boss'>,
+  name: string,
+  data: readonly T[],
+  options: Omit<SendOptions, 'singletonKey'> = {},
+): Promise<void> {
+  if (data.length === 0) return
+  await jobs.boss.insert(
+    name,
+    data.map((item) => ({ data: item, ...(options.startAfter ? { startAfter: options.startAfter } : {}) })),
+    options.tx ? { db: drizzleDb(options.tx) } : {},
+  )
+}
+
+/** pg-boss statements on a Drizzle database or transaction: they commit or roll back with it. */
+const drizzleDb = (tx: DbOrTx) => fromDrizzle(tx as unknown as Parameters<typeof fromDrizzle>[0], sql)
+
 /** The service's durable job queue: pg-boss in the service's own `<service>_jobs` schema. */
 export function createJobs({ database, log, pollingIntervalSeconds = 2 }: JobsDeps): Jobs {
   const schema = `${database.service}_jobs`
@@ -62,6 +95,7 @@ export function createJobs({ database, log, pollingIntervalSeconds = 2 }: JobsDe
   boss.on('error', (error) => log.error({ err: error }, 'job queue error'))
 
   const definitions = new Map<string, JobDefinition>()
+  const batchWorkers: BatchWorker[] = []
   let started = false
   /** Between the end of start() and stop(): what /readyz reports. */
   let running = false
@@ -82,22 +116,31 @@ export function createJobs({ database, log, pollingIntervalSeconds = 2 }: JobsDe
           retryLimit: definition.retryLimit ?? 3,
           retryDelay: definition.retryDelaySeconds ?? 30,
           retryBackoff: definition.retryBackoff ?? true,
+          ...(definition.expireInSeconds ? { expireInSeconds: definition.expireInSeconds } : {}),
         })
-        const options = {
-          pollingIntervalSeconds,
-          batchSize: 1,
-          localConcurrency: definition.concurrency ?? 1,
+        // createQueue leaves an existing queue as it is.
+        if (definition.expireInSeconds) {
+          await boss.updateQueue(definition.name, { expireInSeconds: definition.expireInSeconds })
         }
-        await boss.work<object>(definition.name, options, async (jobs) => {
-          for (const job of jobs) {
-            try {
-              await definition.handler(job.data, job)
-            } catch (error) {
-              log.error({ err: error, job: definition.name, jobId: job.id }, 'job failed')
-              throw error
+        const concurrency = definition.concurrency ?? 1
+        if (definition.batchSize !== undefined) {
+          const batchSize = Math.max(1, Math.min(definition.batchSize, concurrency))
+          batchWorkers.push(
+            startBatchWorker(boss, definition, { concurrency, batchSize, pollingIntervalSeconds, log }),
+          )
+        } else {
+          const options = { pollingIntervalSeconds, batchSize: 1, localConcurrency: concurrency }
+          await boss.work<object>(definition.name, options, async (jobs) => {
+            for (const job of jobs) {
+              try {
+                await definition.handler(job.data, job)
+              } catch (error) {
+                log.error({ err: error, job: definition.name, jobId: job.id }, 'job failed')
+                throw error
+              }
             }
-          }
-        })
+          })
+        }
         if (definition.cron) await boss.schedule(definition.name, definition.cron, {}, { tz: 'UTC' })
       }
       started = true
@@ -105,16 +148,134 @@ export function createJobs({ database, log, pollingIntervalSeconds = 2 }: JobsDe
     },
     async stop(timeoutMs) {
       running = false
-      await boss.stop({ graceful: true, timeout: timeoutMs, close: true })
+      const deadline = Date.now() + timeoutMs
+      await Promise.all(batchWorkers.splice(0).map((worker) => worker.stop(timeoutMs)))
+      await boss.stop({ graceful: true, timeout: Math.max(deadline - Date.now(), 1000), close: true })
     },
     async send(name, data, options = {}) {
       return boss.send(name, data, {
-        ...(options.tx
-          ? { db: fromDrizzle(options.tx as unknown as Parameters<typeof fromDrizzle>[0], sql) }
-          : {}),
+        ...(options.tx ? { db: drizzleDb(options.tx) } : {}),
         ...(options.startAfter ? { startAfter: options.startAfter } : {}),
         ...(options.singletonKey ? { singletonKey: options.singletonKey } : {}),
       })
+    },
+  }
+}
+
+interface BatchWorker {
+  /** Fetches no more; waits for the running jobs up to `timeoutMs`, then fails those still running. */
+  stop(timeoutMs: number): Promise<void>
+}
+
+/** How long free slots wait for `batchSize` of them to be free before they are filled anyway. */
+const BATCH_WAIT_MS = 10
+
+/**
+ * Keeps up to `concurrency` jobs of one queue running: fills the free slots with one fetch once `batchSize`
+ * of them are free (or BATCH_WAIT_MS after the last fetch, when fewer are), and settles each job when its
+ * handler ends (the completions of one turn of the event loop in one statement), so a slow job holds its
+ * own slot and no other. While the queue is empty it looks again every `pollingIntervalSeconds`.
+ */
+function startBatchWorker(
+  boss: PgBoss,
+  definition: JobDefinition,
+  options: { concurrency: number; batchSize: number; pollingIntervalSeconds: number; log: Logger },
+): BatchWorker {
+  const { concurrency, batchSize, log } = options
+  const name = definition.name
+  const running = new Map<string, Job<object>>()
+  /** Completions and failures being written. */
+  const settling = new Set<Promise<unknown>>()
+  let toComplete: Job<object>[] = []
+  let stopping = false
+  /** After stop(): a job that still ends is not settled (the queue's connections are closed). */
+  let stopped = false
+  let waitingForSlot = false
+  let wake = () => {}
+  /** Until `ms` pass (when given) or, with `untilJobEnds`, a running job ends; stop() ends it too. */
+  const pause = (ms: number | undefined, untilJobEnds: boolean) =>
+    new Promise<void>((resolve) => {
+      waitingForSlot = untilJobEnds
+      const timer = ms === undefined ? undefined : setTimeout(resolve, ms)
+      wake = () => {
+        clearTimeout(timer)
+        resolve()
+      }
+    })
+
+  const settle = (write: () => Promise<unknown>) => {
+    if (stopped) return
+    const tracked = write().catch((error: unknown) =>
+      log.error({ err: error, job: name }, 'job settling failed'),
+    )
+    settling.add(tracked)
+    tracked.finally(() => settling.delete(tracked))
+  }
+  const completeWaiting = () => {
+    const jobs = toComplete
+    toComplete = []
+    if (jobs.length > 0) settle(() => boss.complete(name, jobs))
+  }
+
+  const run = (job: Job<object>) => {
+    running.set(job.id, job)
+    Promise.resolve()
+      .then(() => definition.handler(job.data, job))
+      .then(
+        () => {
+          if (toComplete.length === 0) setImmediate(completeWaiting)
+          toComplete.push(job)
+        },
+        (error: unknown) => {
+          log.error({ err: error, job: name, jobId: job.id }, 'job failed')
+          settle(() => boss.fail(name, job, error as object))
+        },
+      )
+      .finally(() => {
+        running.delete(job.id)
+        if (waitingForSlot) wake()
+      })
+  }
+
+  const loop = (async () => {
+    let lastFetch = 0
+    while (!stopping) {
+      const free = concurrency - running.size
+      const waited = Date.now() - lastFetch
+      if (free === 0 || (free < batchSize && waited < BATCH_WAIT_MS)) {
+        await pause(free === 0 ? undefined : BATCH_WAIT_MS - waited, true)
+        continue
+      }
+      lastFetch = Date.now()
+      let fetched: Job<object>[] = []
+      try {
+        fetched = await boss.fetch<object>(name, { batchSize: free })
+      } catch (error) {
+        log.error({ err: error, job: name }, 'job fetch failed')
+      }
+      for (const job of fetched) run(job)
+      // Fewer than asked for: the queue is drained for now (or the fetch failed).
+      if (fetched.length < free && !stopping) await pause(options.pollingIntervalSeconds * 1000, false)
+    }
+  })()
+
+  return {
+    async stop(timeoutMs) {
+      stopping = true
+      wake()
+      await loop
+      const deadline = Date.now() + timeoutMs
+      while (running.size > 0 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+      completeWaiting()
+      // As pg-boss does for its own workers: jobs still running are failed, so they are retried.
+      if (running.size > 0) {
+        const left = [...running.values()]
+        settle(() => boss.fail(name, left, new Error('The job queue stopped before the job ended')))
+      }
+      await Promise.all(settling)
+      stopped = true
     },
   }
 }
