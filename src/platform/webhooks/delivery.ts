@@ -1,10 +1,11 @@
 import { createHmac } from 'node:crypto'
-import { and, eq, isNull, lt, or, sql } from 'drizzle-orm'
+import { and, eq, isNull, lt, ne, or, sql } from 'drizzle-orm'
 import type { Logger } from 'pino'
 import type { Db, DbOrTx } from '../../db/index.ts'
-import type { Jobs } from '../../jobs/index.ts'
+import { type Jobs, sendMany } from '../../jobs/index.ts'
 import type { Clock } from '../../lib/clock.ts'
 import type { Envelope } from '../../lib/crypto.ts'
+import { isUuid } from '../../lib/ids.ts'
 import { type AddressPolicy, safeRequest } from '../../lib/safe-http.ts'
 import {
   type DeliveryOutcome,
@@ -21,7 +22,7 @@ export const MAX_BODY_BYTES = 1024 * 1024
 const MAX_RESPONSE_BYTES = 64 * 1024
 const LAST_ERROR_MAX_LENGTH = 500
 /** An attempt that has not recorded its outcome this long after its timeout lost its worker. */
-const LEASE_MARGIN_MS = 30_000
+export const LEASE_MARGIN_MS = 30_000
 export const USER_AGENT = 'Curio-Webhooks/1.0'
 
 /** The events of SPEC.md's table, with their extra fields. */
@@ -63,7 +64,7 @@ export interface WebhookDeliveryDeps {
   db: Db
   clock: Clock
   log: Pick<Logger, 'warn' | 'info'>
-  jobs: Pick<Jobs, 'send'>
+  jobs: Pick<Jobs, 'send' | 'boss'>
   envelope: Envelope
   policy: AddressPolicy
   requireHttps: boolean
@@ -80,6 +81,48 @@ export const secretContext = (subscriptionId: string) => `webhook-secret:${subsc
 /** `sha256=<hex>`: HMAC-SHA256 of the exact bytes sent, under the subscription's signing secret. */
 export const signatureOf = (secret: string, body: string) =>
   `sha256=${createHmac('sha256', secret).update(body, 'utf8').digest('hex')}`
+
+/**
+ * Calls made in one turn of the event loop, run as one: `run` gets every call's input and answers each
+ * one's output in the same order (a failure fails them all). The attempts of one fetched batch of jobs
+ * start together, and attempts that end together are recorded together: one statement each, not one per
+ * delivery.
+ */
+function coalesced<In, Out>(run: (inputs: In[]) => Promise<Out[]>): (input: In) => Promise<Out> {
+  let waiting: { input: In; resolve: (output: Out) => void; reject: (error: unknown) => void }[] = []
+  const flush = () => {
+    const calls = waiting
+    waiting = []
+    run(calls.map((call) => call.input)).then(
+      (outputs) => {
+        for (const [index, call] of calls.entries()) call.resolve(outputs[index] as Out)
+      },
+      (error: unknown) => {
+        for (const call of calls) call.reject(error)
+      },
+    )
+  }
+  return (input) =>
+    new Promise<Out>((resolve, reject) => {
+      if (waiting.length === 0) setImmediate(flush)
+      waiting.push({ input, resolve, reject })
+    })
+}
+
+/** A list as one array parameter (`sql` would spread it into a list of parameters). */
+const arrayOf = (values: readonly unknown[], type: 'uuid' | 'text' | 'int') =>
+  sql`${sql.param(values)}::${sql.raw(type)}[]`
+
+interface ClaimAsk {
+  deliveryId: string
+  runId: string
+}
+
+interface Success {
+  deliveryId: string
+  subscriptionId: string | null
+  result: AttemptResult
+}
 
 /**
  * Deliveries of webhook events: the fan-out that writes one delivery and its job per subscription in the
@@ -99,7 +142,7 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
 
   /** The request and its classification, as SPEC.md's retry table says. */
   async function send(
-    subscription: Subscription,
+    subscription: Pick<Subscription, 'id' | 'url' | 'signingSecret'>,
     delivery: Pick<Delivery, 'id' | 'event' | 'body'>,
   ): Promise<AttemptResult> {
     const bytes = Buffer.byteLength(delivery.body)
@@ -172,25 +215,28 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
   }
 
   /**
-   * Records an attempt in one transaction: the delivery's outcome, the subscription's failure count (a
-   * success resets it; reaching the maximum fails the subscription and stops its deliveries) and, for a
-   * retried outcome, the next attempt's job.
+   * Records an attempt: a success with those ending at the same time (recordSuccess); a failure in one
+   * transaction: the delivery's outcome, the subscription's failure count (reaching the maximum fails the
+   * subscription and stops its deliveries) and, for a retried outcome, the next attempt's job.
    */
-  async function record(delivery: Delivery, result: AttemptResult, retry: boolean): Promise<DeliveryStatus> {
+  async function record(
+    delivery: Pick<Delivery, 'id' | 'subscriptionId' | 'attempts'>,
+    result: AttemptResult,
+    retry: boolean,
+  ): Promise<DeliveryStatus> {
+    if (result.outcome === 'success') {
+      return recordSuccess({ deliveryId: delivery.id, subscriptionId: delivery.subscriptionId, result })
+    }
     return db.transaction(async (tx) => {
       const now = clock.now()
-      let status: DeliveryStatus = result.outcome === 'success' ? 'succeeded' : 'failed'
+      let status: DeliveryStatus = 'failed'
       if (delivery.subscriptionId) {
         const [subscription] = await tx
           .update(webhookSubscriptions)
-          .set({
-            consecutiveFailures:
-              result.outcome === 'success' ? 0 : sql`${webhookSubscriptions.consecutiveFailures} + 1`,
-            updatedAt: now,
-          })
+          .set({ consecutiveFailures: sql`${webhookSubscriptions.consecutiveFailures} + 1`, updatedAt: now })
           .where(eq(webhookSubscriptions.id, delivery.subscriptionId))
           .returning()
-        if (subscription && result.outcome !== 'success') {
+        if (subscription) {
           if (
             subscription.status === 'active' &&
             subscription.consecutiveFailures >= maxConsecutiveFailures
@@ -221,6 +267,124 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
       return status
     })
   }
+
+  /**
+   * Successes in one statement: the deliveries `succeeded`, their subscriptions' failure counts back to 0
+   * (written only where not 0 already, so deliveries to one subscription do not queue on its row).
+   */
+  const recordSuccess = coalesced(async (successes: Success[]): Promise<DeliveryStatus[]> => {
+    const now = clock.now()
+    const subscriptionIds = [...new Set(successes.flatMap((success) => success.subscriptionId ?? []))]
+    const reset = db.$with('reset').as(
+      db
+        .update(webhookSubscriptions)
+        .set({ consecutiveFailures: 0, updatedAt: now })
+        .where(
+          and(
+            sql`${webhookSubscriptions.id} = any(${arrayOf(subscriptionIds, 'uuid')})`,
+            ne(webhookSubscriptions.consecutiveFailures, 0),
+          ),
+        )
+        .returning({ id: webhookSubscriptions.id }),
+    )
+    const done = sql`unnest(${arrayOf(
+      successes.map((success) => success.deliveryId),
+      'uuid',
+    )}, ${arrayOf(
+      successes.map((success) => success.result.status),
+      'int',
+    )}, ${arrayOf(
+      successes.map((success) => success.result.durationMs),
+      'int',
+    )}) as done(id, response_status, duration_ms)`
+    await db
+      .with(reset)
+      .update(webhookDeliveries)
+      .set({
+        status: 'succeeded',
+        lastOutcome: 'success',
+        lastResponseStatus: sql`done.response_status`,
+        lastError: null,
+        durationMs: sql`done.duration_ms`,
+        updatedAt: now,
+      })
+      .from(done)
+      .where(sql`${webhookDeliveries.id} = done.id`)
+    return successes.map(() => 'succeeded')
+  })
+
+  /**
+   * Claims in one statement: each delivery that is `pending`, or whose attempt outlived its lease, becomes
+   * `delivering` with one attempt more under the asking job's run id, and is returned with the subscription
+   * it is for. A delivery asked for twice at once is claimed by one of the two.
+   */
+  const claim = coalesced(async (asks: ClaimAsk[]) => {
+    const now = clock.now()
+    const asked = sql`unnest(${arrayOf(
+      asks.map((ask) => ask.deliveryId),
+      'uuid',
+    )}, ${arrayOf(
+      asks.map((ask) => ask.runId),
+      'text',
+    )}) as asked(id, run_id)`
+    const claimed = db.$with('claimed').as(
+      db
+        .update(webhookDeliveries)
+        .set({
+          status: 'delivering',
+          attempts: sql`${webhookDeliveries.attempts} + 1`,
+          triggerRunId: sql`asked.run_id`,
+          updatedAt: now,
+        })
+        .from(asked)
+        .where(
+          and(
+            sql`${webhookDeliveries.id} = asked.id`,
+            or(
+              eq(webhookDeliveries.status, 'pending'),
+              // An attempt whose worker died: taken again once it cannot be running any more.
+              and(
+                eq(webhookDeliveries.status, 'delivering'),
+                lt(webhookDeliveries.updatedAt, new Date(now.getTime() - timeoutMs - LEASE_MARGIN_MS)),
+              ),
+            ),
+          ),
+        )
+        .returning({
+          id: webhookDeliveries.id,
+          runId: webhookDeliveries.triggerRunId,
+          subscriptionId: webhookDeliveries.subscriptionId,
+          event: webhookDeliveries.event,
+          body: webhookDeliveries.body,
+          attempts: webhookDeliveries.attempts,
+        }),
+    )
+    const rows = await db
+      .with(claimed)
+      .select({
+        runId: claimed.runId,
+        delivery: {
+          id: claimed.id,
+          subscriptionId: claimed.subscriptionId,
+          event: claimed.event,
+          body: claimed.body,
+          attempts: claimed.attempts,
+        },
+        subscription: {
+          id: webhookSubscriptions.id,
+          url: webhookSubscriptions.url,
+          status: webhookSubscriptions.status,
+          signingSecret: webhookSubscriptions.signingSecret,
+        },
+      })
+      .from(claimed)
+      .leftJoin(webhookSubscriptions, eq(webhookSubscriptions.id, claimed.subscriptionId))
+    const byRun = new Map(rows.map((row) => [row.runId, row]))
+    return asks.map((ask) => {
+      const row = byRun.get(ask.runId)
+      return row?.delivery.id === ask.deliveryId ? row : undefined
+    })
+  })
 
   /** Ends the subscription's deliveries still to be made (paused, deleted or failed: they stop). */
   async function stopPending(tx: DbOrTx, subscriptionId: string, reason: string) {
@@ -270,7 +434,12 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
           })),
         )
         .returning({ id: webhookDeliveries.id })
-      for (const delivery of deliveries) await enqueue(tx, delivery.id)
+      await sendMany(
+        jobs,
+        WEBHOOK_DELIVERY_JOB,
+        deliveries.map((delivery) => ({ deliveryId: delivery.id })),
+        { tx },
+      )
       return deliveries.length
     },
 
@@ -331,7 +500,11 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
             lt(webhookDeliveries.updatedAt, new Date(clock.nowMs() - timeoutMs - LEASE_MARGIN_MS)),
           ),
         )
-      for (const delivery of stale) await enqueue(db, delivery.id)
+      await sendMany(
+        jobs,
+        WEBHOOK_DELIVERY_JOB,
+        stale.map((delivery) => ({ deliveryId: delivery.id })),
+      )
       if (stale.length > 0)
         log.warn({ deliveries: stale.length }, 'webhook attempts without a worker queued again')
       return stale.length
@@ -339,36 +512,14 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
 
     /** The job: one attempt of the delivery, unless it is done, cancelled or being attempted elsewhere. */
     async attempt(deliveryId: string, runId: string): Promise<void> {
-      const now = clock.now()
-      const [delivery] = await db
-        .update(webhookDeliveries)
-        .set({
-          status: 'delivering',
-          attempts: sql`${webhookDeliveries.attempts} + 1`,
-          triggerRunId: runId,
-          updatedAt: now,
-        })
-        .where(
-          and(
-            eq(webhookDeliveries.id, deliveryId),
-            or(
-              eq(webhookDeliveries.status, 'pending'),
-              // An attempt whose worker died: taken again once it cannot be running any more.
-              and(
-                eq(webhookDeliveries.status, 'delivering'),
-                lt(webhookDeliveries.updatedAt, new Date(now.getTime() - timeoutMs - LEASE_MARGIN_MS)),
-              ),
-            ),
-          ),
-        )
-        .returning()
-      if (!delivery) return
-      const [subscription] = delivery.subscriptionId
-        ? await db
-            .select()
-            .from(webhookSubscriptions)
-            .where(eq(webhookSubscriptions.id, delivery.subscriptionId))
-        : []
+      // Not a delivery's id: nothing to claim, and it must not fail the statement of the whole batch.
+      if (!isUuid(deliveryId)) {
+        log.warn({ deliveryId, runId }, 'webhook delivery job without a delivery id')
+        return
+      }
+      const row = await claim({ deliveryId, runId })
+      if (!row) return
+      const { delivery, subscription } = row
       if (subscription?.status !== 'active') {
         await db
           .update(webhookDeliveries)

@@ -12,6 +12,7 @@ import type { WorkAccess } from '../works/access.ts'
 import { works } from '../works/tables.ts'
 import {
   createWebhookDelivery,
+  LEASE_MARGIN_MS,
   WEBHOOK_DELIVERY_JOB,
   WEBHOOK_RECOVERY_JOB,
   type WebhookEvent,
@@ -23,7 +24,7 @@ export interface WebhooksModuleDeps {
   db: Db
   clock: Clock
   log: Logger
-  jobs: Pick<Jobs, 'send'>
+  jobs: Pick<Jobs, 'send' | 'boss'>
   envelope: Envelope
   access: Pick<WorkAccess, 'requireView'>
   rateLimit: RateLimit
@@ -36,6 +37,12 @@ export interface WebhooksModuleDeps {
   /** Deliveries one instance makes at once. */
   concurrency: number
 }
+
+/**
+ * Free delivery slots (of WEBHOOK_CONCURRENCY) refilled by one fetch: one queue round trip for many
+ * deliveries, while a slow endpoint holds its own slot only (src/jobs startBatchWorker).
+ */
+const DELIVERY_BATCH_SIZE = 10
 
 /** Signed outbound webhooks: subscriptions, the outbox fan-out of domain events, and the delivery job. */
 export function webhooksModule(deps: WebhooksModuleDeps) {
@@ -59,6 +66,10 @@ export function webhooksModule(deps: WebhooksModuleDeps) {
         retryLimit: 5,
         retryDelaySeconds: 10,
         concurrency: deps.concurrency,
+        batchSize: DELIVERY_BATCH_SIZE,
+        // A job taken by a process that died before claiming its delivery runs again once the attempt's lease
+        // is over (a claimed one is queued again by `recover`).
+        expireInSeconds: Math.ceil((deps.timeoutMs + LEASE_MARGIN_MS) / 1000),
       },
       {
         name: WEBHOOK_RECOVERY_JOB,
