@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm'
-import { fromDrizzle, fromPglite, type Job, PgBoss } from 'pg-boss'
+import pg from 'pg'
+import { type Db as BossDb, fromDrizzle, fromPglite, type Job, PgBoss } from 'pg-boss'
 import type { Logger } from 'pino'
 import type { DbOrTx, ServiceDatabase } from '../db/index.ts'
 
@@ -96,6 +97,27 @@ export function createJobs({ database, log, pollingIntervalSeconds = 2 }: JobsDe
 
   const definitions = new Map<string, JobDefinition>()
   const batchWorkers: BatchWorker[] = []
+  /**
+   * On a server, batch workers fetch on a connection whose planner never picks a bitmap scan: pg-boss's
+   * fetch then reads its index in order and stops at the batch, instead of sorting every ready job (12-18
+   * ms of the server for 25,000 ready jobs, 0.3 ms in order) when the job table's statistics predate the
+   * burst that filled it, which is when it matters.
+   */
+  let fetchPool: pg.Pool | undefined
+  const fetchDb = (): BossDb | undefined => {
+    if (database.source.kind !== 'postgres') return undefined
+    if (!fetchPool) {
+      fetchPool = new pg.Pool({
+        connectionString: database.source.url,
+        max: 1,
+        application_name: `curio-${schema}-fetch`,
+        options: '-c enable_bitmapscan=off',
+      })
+      fetchPool.on('error', (error) => log.warn({ err: error }, 'job fetch connection failed'))
+    }
+    const pool = fetchPool
+    return { executeSql: (text, values) => pool.query(text, values) }
+  }
   let started = false
   /** Between the end of start() and stop(): what /readyz reports. */
   let running = false
@@ -126,7 +148,13 @@ export function createJobs({ database, log, pollingIntervalSeconds = 2 }: JobsDe
         if (definition.batchSize !== undefined) {
           const batchSize = Math.max(1, Math.min(definition.batchSize, concurrency))
           batchWorkers.push(
-            startBatchWorker(boss, definition, { concurrency, batchSize, pollingIntervalSeconds, log }),
+            startBatchWorker(boss, definition, {
+              concurrency,
+              batchSize,
+              pollingIntervalSeconds,
+              log,
+              fetchDb: fetchDb(),
+            }),
           )
         } else {
           const options = { pollingIntervalSeconds, batchSize: 1, localConcurrency: concurrency }
@@ -150,6 +178,8 @@ export function createJobs({ database, log, pollingIntervalSeconds = 2 }: JobsDe
       running = false
       const deadline = Date.now() + timeoutMs
       await Promise.all(batchWorkers.splice(0).map((worker) => worker.stop(timeoutMs)))
+      await fetchPool?.end()
+      fetchPool = undefined
       await boss.stop({ graceful: true, timeout: Math.max(deadline - Date.now(), 1000), close: true })
     },
     async send(name, data, options = {}) {
@@ -179,7 +209,14 @@ const BATCH_WAIT_MS = 10
 function startBatchWorker(
   boss: PgBoss,
   definition: JobDefinition,
-  options: { concurrency: number; batchSize: number; pollingIntervalSeconds: number; log: Logger },
+  options: {
+    concurrency: number
+    batchSize: number
+    pollingIntervalSeconds: number
+    log: Logger
+    /** Where to fetch (pg-boss's own connections when undefined). */
+    fetchDb: BossDb | undefined
+  },
 ): BatchWorker {
   const { concurrency, batchSize, log } = options
   const name = definition.name
@@ -249,7 +286,10 @@ function startBatchWorker(
       lastFetch = Date.now()
       let fetched: Job<object>[] = []
       try {
-        fetched = await boss.fetch<object>(name, { batchSize: free })
+        fetched = await boss.fetch<object>(name, {
+          batchSize: free,
+          ...(options.fetchDb ? { db: options.fetchDb } : {}),
+        })
       } catch (error) {
         log.error({ err: error, job: name }, 'job fetch failed')
       }
