@@ -1,30 +1,15 @@
-import type { Logger } from 'pino'
-import type { Db } from '../../db/index.ts'
 import type { Module } from '../../http/modules.ts'
-import type { Jobs } from '../../jobs/index.ts'
-import type { Clock } from '../../lib/clock.ts'
 import type { PlatformEvents } from '../events.ts'
-import type { PluginService } from '../plugins/service.ts'
-import type { WorkAccess } from '../works/access.ts'
 import { generationRoutes } from './routes.ts'
 import {
   createGenerationService,
   GENERATION_JOB,
   GENERATION_RECOVERY_JOB,
-  type GenerationNotifier,
+  type GenerationServiceDeps,
 } from './service.ts'
 
-export interface GenerationModuleDeps {
-  db: Db
-  clock: Clock
-  log: Logger
-  jobs: Pick<Jobs, 'send'>
-  events: Pick<PlatformEvents, 'emit'>
-  access: Pick<WorkAccess, 'requireEdit' | 'requireView'>
-  plugins: Pick<PluginService, 'aiProviderForWork'>
-  notifications: GenerationNotifier
-  maxItems: number
-  staleMs: number
+export interface GenerationModuleDeps extends GenerationServiceDeps {
+  /** Generations one instance runs at once. */
   concurrency: number
 }
 
