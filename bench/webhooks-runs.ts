@@ -7,7 +7,7 @@ import type pg from 'pg'
 import { createPool, type DatabaseSource, serviceDatabase } from '../src/db/index.ts'
 import { systemClock } from '../src/lib/clock.ts'
 import { createLogger } from '../src/lib/logger.ts'
-import { LEASE_MARGIN_MS } from '../src/platform/webhooks/delivery.ts'
+import { LEASE_MARGIN_MS } from '../src/platform/webhooks/recording.ts'
 import { openEmbedded } from './generation-harness.ts'
 import { type Child, isRunning, killChild, round, sleep, spawnNode, stopChild } from './lib.ts'
 import {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { createHmac } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { eq } from 'drizzle-orm'
-import { WEBHOOK_DELIVERY_JOB } from '../../src/platform/webhooks/delivery.ts'
+import { WEBHOOK_DELIVERY_JOB } from '../../src/platform/webhooks/fan-out.ts'
 import { webhookDeliveries, webhookSubscriptions } from '../../src/platform/webhooks/tables.ts'
 import { type Receiver, startReceiver } from '../fakes/receiver.ts'
 import { type PlatformHarness, startPlatform } from '../helpers/apps.ts'
@@ -235,6 +235,52 @@ describe('webhooks: deliveries', () => {
     const generation = scoped.received[0]!.json
     assert.equal(generation.itemsCount, 7)
     assert.equal(generation.generateStatus, 'COMPLETED')
+  })
+
+  it('a member’s work-scoped subscription gets the shared work’s events as theirs, until they are removed', async () => {
+    const owner = await register(h, 'hooks')
+    const member = await register(h, 'hooks')
+    const memberScoped = await receiver()
+    const memberWide = await receiver()
+    const ownerWide = await receiver()
+    const work = await createWork(h, owner, 'Shared')
+    await share(h, owner, work.id, member, 'viewer')
+    await subscribe(member, memberScoped.url, work.id)
+    // Account-wide is every work the account owns: not the works shared with it.
+    await subscribe(member, memberWide.url)
+    await subscribe(owner, ownerWide.url)
+    const generated = () =>
+      h.emit({
+        type: 'WorkGenerationCompleted',
+        userId: owner.userId,
+        workId: work.id,
+        workName: 'Shared',
+        generateStatus: 'COMPLETED',
+        itemsCount: 3,
+      })
+    await generated()
+    await settled(member, 1)
+    await settled(owner, 1)
+    assert.equal(memberScoped.received.length, 1)
+    const [request] = memberScoped.received
+    assert.equal(request!.json.event, 'work.generation.completed')
+    assert.equal(request!.json.workId, work.id)
+    assert.equal(request!.json.accountId, member.userId, 'the body names the subscriber’s account')
+    assert.equal(ownerWide.received[0]!.json.accountId, owner.userId)
+    assert.equal(memberWide.received.length, 0)
+    // Each account sees its own delivery only.
+    assert.deepEqual(
+      (await deliveries(member)).map((d) => d.id),
+      [request!.headers['x-service-delivery']],
+    )
+
+    const removed = await call(h, owner, 'DELETE', `/api/works/${work.id}/members/${member.userId}`)
+    assert.equal(removed.statusCode, 204)
+    await generated()
+    await settled(owner, 2)
+    assert.equal(ownerWide.received.length, 2)
+    assert.equal(memberScoped.received.length, 1, 'a removed member gets nothing more')
+    assert.equal((await deliveries(member)).length, 1)
   })
 
   it('a 500 is retried with backoff until a 2xx; the failure count resets', async () => {

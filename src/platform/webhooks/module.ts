@@ -1,6 +1,5 @@
-import { eq } from 'drizzle-orm'
 import type { Logger } from 'pino'
-import type { Db, Tx } from '../../db/index.ts'
+import type { Db } from '../../db/index.ts'
 import type { Module } from '../../http/modules.ts'
 import type { RateLimit } from '../../http/rate-limit.ts'
 import type { Jobs } from '../../jobs/index.ts'
@@ -9,14 +8,9 @@ import type { Envelope } from '../../lib/crypto.ts'
 import type { AddressPolicy } from '../../lib/safe-http.ts'
 import type { PlatformEvents } from '../events.ts'
 import type { WorkAccess } from '../works/access.ts'
-import { works } from '../works/tables.ts'
-import {
-  createWebhookDelivery,
-  LEASE_MARGIN_MS,
-  WEBHOOK_DELIVERY_JOB,
-  WEBHOOK_RECOVERY_JOB,
-  type WebhookEvent,
-} from './delivery.ts'
+import { createWebhookDelivery, WEBHOOK_RECOVERY_JOB } from './delivery.ts'
+import { WEBHOOK_DELIVERY_JOB } from './fan-out.ts'
+import { LEASE_MARGIN_MS } from './recording.ts'
 import { webhookRoutes } from './routes.ts'
 import { createWebhookService } from './service.ts'
 
@@ -49,11 +43,8 @@ export function webhooksModule(deps: WebhooksModuleDeps) {
   const delivery = createWebhookDelivery(deps)
   const webhooks = createWebhookService({ ...deps, delivery })
 
-  /** The event to every subscription of the work's owner in scope, in the change's transaction. */
-  async function fanOut(tx: Tx, workId: string, event: WebhookEvent) {
-    const [work] = await tx.select({ ownerId: works.ownerId }).from(works).where(eq(works.id, workId))
-    if (work) await delivery.fanOut(tx, work.ownerId, workId, event)
-  }
+  /** The event to every subscription in scope of its work, in the change's transaction. */
+  const { fanOut } = delivery
 
   const module: Module<PlatformEvents> = {
     name: 'webhooks',

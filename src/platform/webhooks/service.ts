@@ -8,8 +8,9 @@ import { isUuid } from '../../lib/ids.ts'
 import { type AddressPolicy, checkUrl, resolveAndCheck } from '../../lib/safe-http.ts'
 import { users } from '../auth/tables.ts'
 import type { WorkAccess } from '../works/access.ts'
-import { secretContext, type WebhookDelivery } from './delivery.ts'
+import type { WebhookDelivery } from './delivery.ts'
 import type { CreateWebhookBody, Delivery, UpdateWebhookBody, Webhook } from './schemas.ts'
+import { secretContext } from './send.ts'
 import { webhookDeliveries, webhookSubscriptions } from './tables.ts'
 
 /** SPEC.md: at most 25 active subscriptions per account. */

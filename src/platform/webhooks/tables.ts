@@ -22,7 +22,7 @@ export const DELIVERY_OUTCOMES = [
 ] as const
 export type DeliveryOutcome = (typeof DELIVERY_OUTCOMES)[number]
 
-/** Where an account's events go: account-wide (every work it owns) or one work's. */
+/** Where an account's events go: account-wide (every work it owns) or one work's (one it may view). */
 export const webhookSubscriptions = platformSchema.table(
   'webhook_subscriptions',
   {
@@ -39,7 +39,11 @@ export const webhookSubscriptions = platformSchema.table(
     createdAt: timestamptz('created_at').notNull(),
     updatedAt: timestamptz('updated_at').notNull(),
   },
-  (table) => [index('webhook_subscriptions_user_idx').on(table.userId, table.status)],
+  (table) => [
+    index('webhook_subscriptions_user_idx').on(table.userId, table.status),
+    // A work's event finds the work-scoped subscriptions of its members by the work.
+    index('webhook_subscriptions_work_idx').on(table.workId).where(sql`${table.workId} is not null`),
+  ],
 )
 
 /**

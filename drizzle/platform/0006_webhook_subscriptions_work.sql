@@ -1,0 +1,1 @@
+CREATE INDEX "webhook_subscriptions_work_idx" ON "platform"."webhook_subscriptions" USING btree ("work_id") WHERE "platform"."webhook_subscriptions"."work_id" is not null;
