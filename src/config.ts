@@ -710,9 +710,7 @@ export function loadConfig(env: Env = process.env): Config {
 
   if (isProduction) {
     if (!values.jwtSecret) throw new ConfigError('JWT_SECRET', 'is required when NODE_ENV=production')
-    if (!values.platformEncryptionKey) {
-      throw new ConfigError('PLATFORM_ENCRYPTION_KEY', 'is required when NODE_ENV=production')
-    }
+    // Without PLATFORM_ENCRYPTION_KEY a production instance starts, but stores no secret (SPEC.md: 400).
   }
   if (values.adminEmail && !values.adminPassword) {
     throw new ConfigError('ADMIN_PASSWORD', 'is required when ADMIN_EMAIL is set')

@@ -199,6 +199,10 @@ const EXAMPLES: Partial<Record<ErrorCode, Omit<ErrorExample, 'code'>>> = {
   WEBHOOK_RESUME_UNSUPPORTED: { message: 'Resuming a subscription is not supported: create a new one' },
   WEBHOOK_FAILED: { message: 'A failed subscription cannot be changed: create a new one' },
   WEBHOOK_NOT_ACTIVE: { message: 'The subscription is paused: it receives no deliveries' },
+  ENCRYPTION_KEY_MISSING: {
+    message:
+      'PLATFORM_ENCRYPTION_KEY is not set on this production instance, so it cannot store secrets: set it (64 hex characters) and restart',
+  },
   NOTIFICATION_NOT_FOUND: { message: 'Notification not found' },
   NOTIFICATION_PERSISTENT: { message: 'Persistent notifications cannot be dismissed' },
   ACCOUNT_INACTIVE: { message: 'This account is inactive' },

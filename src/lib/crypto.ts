@@ -8,6 +8,7 @@ import {
   randomBytes,
   timingSafeEqual,
 } from 'node:crypto'
+import { badRequest } from './errors.ts'
 
 /** A random secret token, URL-safe, of `bytes` bytes of entropy. */
 export function randomToken(bytes = 32): string {
@@ -47,6 +48,25 @@ export type Envelope = {
   /** AES-256-GCM with a fresh IV; `context` is bound as additional data, so it must match on open. */
   seal(plaintext: string, context?: string): string
   open(sealed: string, context?: string): string
+}
+
+/**
+ * The envelope of a production instance started without PLATFORM_ENCRYPTION_KEY: it seals nothing (SPEC.md:
+ * storing a secret there is a 400 naming the missing key) and opens nothing.
+ */
+export function createKeylessEnvelope(): Envelope {
+  return {
+    seal() {
+      throw badRequest(
+        'PLATFORM_ENCRYPTION_KEY is not set on this production instance, so it cannot store secrets: ' +
+          'set it (64 hex characters) and restart',
+        'ENCRYPTION_KEY_MISSING',
+      )
+    },
+    open() {
+      throw new EnvelopeError('PLATFORM_ENCRYPTION_KEY is not set: sealed values cannot be opened')
+    },
+  }
 }
 
 /** `key` is PLATFORM_ENCRYPTION_KEY (64 hex characters) or 32 raw bytes. */

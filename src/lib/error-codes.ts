@@ -99,6 +99,10 @@ export const ERROR_CODES = {
   WEBHOOK_RESUME_UNSUPPORTED: [400, 'A paused subscription cannot be made active again: create a new one.'],
   WEBHOOK_FAILED: [400, 'A failed subscription cannot be changed: create a new one.'],
   WEBHOOK_NOT_ACTIVE: [400, 'The subscription is paused or failed (or deleted): it receives no deliveries.'],
+  ENCRYPTION_KEY_MISSING: [
+    400,
+    'PLATFORM_ENCRYPTION_KEY is not set on this production instance, so it cannot store secrets (webhook signing secrets, secret plugin settings).',
+  ],
 
   // Platform: notifications.
   NOTIFICATION_NOT_FOUND: [404, 'No notification of yours has this id.'],

@@ -6,7 +6,7 @@ import { type App, createBaseApp } from '../http/app.ts'
 import { baseOptionsOf, installModules, type ServiceDeps } from '../http/modules.ts'
 import { createRateLimit } from '../http/rate-limit.ts'
 import { createAnalyticsClient } from '../integrations/analytics/client.ts'
-import { createEnvelope } from '../lib/crypto.ts'
+import { createEnvelope, createKeylessEnvelope } from '../lib/crypto.ts'
 import { createSafeFetch } from '../lib/safe-http.ts'
 import { activityLogModule } from './activity-log/module.ts'
 import type { Reconciler } from './activity-log/reconcile.ts'
@@ -60,13 +60,22 @@ export async function buildPlatformApp(deps: PlatformDeps): Promise<PlatformApp>
     (await getOrCreateInstanceSecret({ db, clock }, 'jwt_secret', () =>
       randomBytes(48).toString('base64url'),
     ))
-  // Plugin secrets (and webhook secrets) are sealed with it; a local instance keeps a generated one.
-  const envelope = createEnvelope(
-    config.platformEncryptionKey ??
-      (await getOrCreateInstanceSecret({ db, clock }, 'platform_encryption_key', () =>
-        randomBytes(32).toString('hex'),
-      )),
-  )
+  // Plugin secrets (and webhook secrets) are sealed with it; a local instance keeps a generated one. A
+  // production instance keeps no key next to the data it protects: without the setting it stores no secret.
+  const envelope = config.platformEncryptionKey
+    ? createEnvelope(config.platformEncryptionKey)
+    : config.isProduction
+      ? createKeylessEnvelope()
+      : createEnvelope(
+          await getOrCreateInstanceSecret({ db, clock }, 'platform_encryption_key', () =>
+            randomBytes(32).toString('hex'),
+          ),
+        )
+  if (!config.platformEncryptionKey && config.isProduction) {
+    log.warn(
+      'PLATFORM_ENCRYPTION_KEY is not set: webhook subscriptions and secret plugin settings are refused (400 ENCRYPTION_KEY_MISSING) until it is',
+    )
+  }
   const accessTokens = createAccessTokens({ secret: jwtSecret, clock })
   const apiKeys = apiKeysModule({ db, clock, log, usageFlushMs: config.apiKeyUsageFlushMs })
   const requireAuth = createRequireAuth({ accessTokens, apiKeys: apiKeys.apiKeys })

@@ -180,6 +180,61 @@ describe('webhooks: subscriptions', () => {
   })
 })
 
+describe('webhooks: a production instance', () => {
+  const production = (env: Record<string, string> = {}) =>
+    startPlatform({
+      env: {
+        NODE_ENV: 'production',
+        JWT_SECRET: 'a-production-secret-of-at-least-32-characters',
+        WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+        ...env,
+      },
+    })
+
+  it('plain http is 400 WEBHOOK_URL_REFUSED; https is accepted', async () => {
+    const strict = await production({ PLATFORM_ENCRYPTION_KEY: 'cd'.repeat(32) })
+    try {
+      const owner = await register(strict, 'hooks')
+      const plain = await call(strict, owner, 'POST', '/api/webhooks', { url: 'http://127.0.0.1:9/hook' })
+      assert.equal(plain.statusCode, 400, plain.body)
+      assert.equal(plain.json().code, 'WEBHOOK_URL_REFUSED')
+      assert.match(plain.json().details[0].message, /https/i)
+      const secure = await call(strict, owner, 'POST', '/api/webhooks', { url: 'https://127.0.0.1:9/hook' })
+      assert.equal(secure.statusCode, 200, secure.body)
+    } finally {
+      await strict.close()
+    }
+  })
+
+  it('without PLATFORM_ENCRYPTION_KEY it starts, stores no secret: 400 ENCRYPTION_KEY_MISSING', async () => {
+    const keyless = await production()
+    try {
+      const owner = await register(keyless, 'hooks')
+      const res = await call(keyless, owner, 'POST', '/api/webhooks', { url: 'https://127.0.0.1:9/hook' })
+      assert.equal(res.statusCode, 400, res.body)
+      assert.equal(res.json().code, 'ENCRYPTION_KEY_MISSING')
+      assert.match(res.json().message, /PLATFORM_ENCRYPTION_KEY is not set/)
+      assert.equal(
+        (await keyless.databases.platform.db.select().from(webhookSubscriptions)).length,
+        0,
+        'nothing is written',
+      )
+      // The same for a plugin's secret setting; settings without a secret are stored.
+      const secret = await call(keyless, owner, 'POST', '/api/plugins/openai/enable', {
+        secretSettings: { apiKey: 'sk-not-stored' },
+      })
+      assert.equal(secret.statusCode, 400, secret.body)
+      assert.equal(secret.json().code, 'ENCRYPTION_KEY_MISSING')
+      const plain = await call(keyless, owner, 'POST', '/api/plugins/openai/enable', {
+        settings: { model: 'gpt-4o-mini' },
+      })
+      assert.equal(plain.statusCode, 200, plain.body)
+    } finally {
+      await keyless.close()
+    }
+  })
+})
+
 describe('webhooks: deliveries', () => {
   it('a new work is delivered once, signed over the raw bytes, with SPEC.md’s headers and fields', async () => {
     const owner = await register(h, 'hooks')

@@ -37,7 +37,8 @@ const SETTINGS_RULES =
   'Settings are checked against the plugin’s `settingsSchema` (400 naming each failing setting, e.g. ' +
   '`body.settings.model`); secret ones go in `secretSettings`, are stored encrypted and never shown again ' +
   '(masked as `••••` and their last 4 characters). `null` removes a setting; a masked value sent back keeps ' +
-  'the stored secret.'
+  'the stored secret. A production instance without `PLATFORM_ENCRYPTION_KEY` stores no secret (400 ' +
+  '`ENCRYPTION_KEY_MISSING`).'
 
 export function pluginRoutes(
   app: App,
@@ -139,7 +140,7 @@ export function pluginRoutes(
         body: EnablePluginBody,
         response: {
           200: described(PluginDetails, 'The plugin, enabled'),
-          ...errors([400, badSetting], ...jwtOnly, notAPlugin, 413, 415),
+          ...errors([400, badSetting, 'ENCRYPTION_KEY_MISSING'], ...jwtOnly, notAPlugin, 413, 415),
         },
       },
     },
@@ -180,7 +181,13 @@ export function pluginRoutes(
         body: UpdatePluginSettingsBody,
         response: {
           200: described(PluginDetails, 'The plugin with your new settings'),
-          ...errors([400, badSetting, 'PLUGIN_NOT_ENABLED'], ...jwtOnly, notAPlugin, 413, 415),
+          ...errors(
+            [400, badSetting, 'PLUGIN_NOT_ENABLED', 'ENCRYPTION_KEY_MISSING'],
+            ...jwtOnly,
+            notAPlugin,
+            413,
+            415,
+          ),
         },
       },
     },
@@ -223,7 +230,7 @@ export function pluginRoutes(
         response: {
           200: described(WorkPluginEntry, 'The plugin as the work now has it'),
           ...errors(
-            [400, badSetting, 'PLUGIN_NOT_ENABLED', 'CAPABILITY_NOT_OFFERED'],
+            [400, badSetting, 'PLUGIN_NOT_ENABLED', 'CAPABILITY_NOT_OFFERED', 'ENCRYPTION_KEY_MISSING'],
             jwtOnly[0],
             viewer,
             notAWork,
@@ -278,7 +285,14 @@ export function pluginRoutes(
         body: UpdateWorkPluginSettingsBody,
         response: {
           200: described(WorkPluginEntry, 'The plugin with the work’s new settings'),
-          ...errors([400, badSetting, 'WORK_PLUGIN_NOT_ENABLED'], jwtOnly[0], viewer, notAWork, 413, 415),
+          ...errors(
+            [400, badSetting, 'WORK_PLUGIN_NOT_ENABLED', 'ENCRYPTION_KEY_MISSING'],
+            jwtOnly[0],
+            viewer,
+            notAWork,
+            413,
+            415,
+          ),
         },
       },
     },

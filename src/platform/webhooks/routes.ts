@@ -56,12 +56,19 @@ export function webhookRoutes(
           '`url`, signed with the secret in this answer, shown only here. The URL must be HTTPS (plain http ' +
           'only on a local instance), carry no user:password, and resolve to public addresses only (400 ' +
           `\`WEBHOOK_URL_REFUSED\`). At most ${MAX_ACTIVE_SUBSCRIPTIONS} active subscriptions per account ` +
-          `(400 \`WEBHOOK_LIMIT\`).${limited(WEBHOOK_RATE_LIMITS.create)}`,
+          `(400 \`WEBHOOK_LIMIT\`). A production instance without \`PLATFORM_ENCRYPTION_KEY\` cannot store the ` +
+          `secret (400 \`ENCRYPTION_KEY_MISSING\`).${limited(WEBHOOK_RATE_LIMITS.create)}`,
         body: CreateWebhookBody,
         response: {
           200: WebhookCreated,
           ...errors(
-            [400, invalidField('body.url', 'must use https'), 'WEBHOOK_URL_REFUSED', 'WEBHOOK_LIMIT'],
+            [
+              400,
+              invalidField('body.url', 'must use https'),
+              'WEBHOOK_URL_REFUSED',
+              'WEBHOOK_LIMIT',
+              'ENCRYPTION_KEY_MISSING',
+            ],
             401,
             [404, 'WORK_NOT_FOUND'],
             413,
@@ -165,7 +172,7 @@ export function webhookRoutes(
           'A new signing secret, shown only here; the old one signs nothing from now on, pending retries ' +
           `included.${limited(WEBHOOK_RATE_LIMITS.rotate)}`,
         params: WebhookParams,
-        response: { 200: SecretRotated, ...errors(401, notFound, 429) },
+        response: { 200: SecretRotated, ...errors([400, 'ENCRYPTION_KEY_MISSING'], 401, notFound, 429) },
       },
     },
     async (req, reply) => {
