@@ -3,9 +3,9 @@ import { randomUUID } from 'node:crypto'
 import { after, before, describe, it, type TestContext } from 'node:test'
 import { setTimeout as delay } from 'node:timers/promises'
 import { sql } from 'drizzle-orm'
-import { createJobs, type JobDefinition, type Jobs } from '../../src/jobs/index.ts'
+import { createJobs, type JobDefinition, type Jobs, sendMany } from '../../src/jobs/index.ts'
 import { createLogger } from '../../src/lib/logger.ts'
-import { createTestDatabases, type TestDatabases } from '../helpers/database.ts'
+import { createTestDatabases, NEEDS_POSTGRES, type TestDatabases } from '../helpers/database.ts'
 
 const WAIT_MS = 10_000
 
@@ -188,5 +188,205 @@ describe('job queue', () => {
       sql`select state from platform_jobs.job where name = ${name} and id = ${id}`,
     )
     assert.deepEqual((result as unknown as { rows: unknown[] }).rows, [{ state: 'completed' }])
+  })
+})
+
+/** A handler whose every run waits until the test lets that job go. */
+function gatedHandler() {
+  const started: number[] = []
+  const gates = new Map<number, PromiseWithResolvers<void>>()
+  let current = 0
+  let peak = 0
+  return {
+    started,
+    get current() {
+      return current
+    },
+    get peak() {
+      return peak
+    },
+    /** Lets the job sent with `n` end (its handler returns). */
+    release(n: number) {
+      gates.get(n)?.resolve()
+    },
+    handler: async ({ n }: { n: number }) => {
+      started.push(n)
+      current += 1
+      peak = Math.max(peak, current)
+      const gate = Promise.withResolvers<void>()
+      gates.set(n, gate)
+      try {
+        await gate.promise
+      } finally {
+        current -= 1
+      }
+    },
+  }
+}
+
+const statesOf = async (jobs: Jobs, name: string) =>
+  (await jobs.boss.findJobs<{ n: number }>(name)).map((job) => job.state)
+
+describe('job queue: batch workers (batchSize)', () => {
+  it('keeps `concurrency` jobs running and refills a freed slot while slow jobs hold only theirs', async (t) => {
+    const name = queueName('batch')
+    const gated = gatedHandler()
+    const jobs = await startWith(t, { name, concurrency: 3, batchSize: 2, handler: gated.handler })
+
+    await sendMany(
+      jobs,
+      name,
+      Array.from({ length: 7 }, (_, n) => ({ n })),
+    )
+    await eventually(
+      async () => gated.started.length,
+      (count) => count === 3,
+      'three jobs running',
+    )
+    const [first] = gated.started
+    gated.release(first!)
+    // The two still running hold their slots; the freed one takes the next job.
+    await eventually(
+      async () => gated.started.length,
+      (count) => count === 4,
+      'a fourth job running',
+    )
+    assert.equal(gated.current, 3)
+    // The rest, as slots free up.
+    const released = new Set([first!])
+    await eventually(
+      async () => {
+        for (const n of gated.started) {
+          if (released.has(n)) continue
+          released.add(n)
+          gated.release(n)
+        }
+        return statesOf(jobs, name)
+      },
+      (states) => states.length === 7 && states.every((state) => state === 'completed'),
+      'every job completed',
+    )
+    assert.deepEqual(
+      [...gated.started].sort((a, b) => a - b),
+      [0, 1, 2, 3, 4, 5, 6],
+      'each job ran once',
+    )
+    assert.equal(gated.peak, 3, 'never more than `concurrency` at once')
+  })
+
+  it('a failing handler fails its job, which pg-boss retries; the others complete', async (t) => {
+    const name = queueName('batch-retry')
+    const attempts = new Map<number, number>()
+    const jobs = await startWith<{ n: number }>(t, {
+      name,
+      concurrency: 4,
+      batchSize: 4,
+      retryLimit: 1,
+      retryDelaySeconds: 0,
+      retryBackoff: false,
+      handler: async ({ n }) => {
+        attempts.set(n, (attempts.get(n) ?? 0) + 1)
+        if (n === 1 && attempts.get(n) === 1) throw new Error('the first attempt fails')
+      },
+    })
+    await sendMany(jobs, name, [{ n: 0 }, { n: 1 }, { n: 2 }])
+    const found = await eventually(
+      () => jobs.boss.findJobs<{ n: number }>(name),
+      (list) => list.length === 3 && list.every((job) => job.state === 'completed'),
+      'every job completed',
+    )
+    assert.deepEqual(Object.fromEntries(attempts), { 0: 1, 1: 2, 2: 1 })
+    assert.equal(found.find((job) => job.data.n === 1)?.retryCount, 1)
+  })
+
+  it('stop waits for running jobs up to its timeout, then fails those still running so they are retried', async (t) => {
+    const name = queueName('batch-stop')
+    const gated = gatedHandler()
+    const jobs = await startWith(t, {
+      name,
+      concurrency: 2,
+      batchSize: 2,
+      retryLimit: 2,
+      handler: gated.handler,
+    })
+    await sendMany(jobs, name, [{ n: 0 }, { n: 1 }])
+    await eventually(
+      async () => gated.started.length,
+      (count) => count === 2,
+      'both jobs running',
+    )
+
+    const stopped = jobs.stop(500)
+    gated.release(0)
+    await within(stopped, 'stop')
+    // The queue's connections are closed: read the jobs with a fresh queue on the same database.
+    const reader = jobsFor(t)
+    await reader.start()
+    const byN = new Map((await reader.boss.findJobs<{ n: number }>(name)).map((job) => [job.data.n, job]))
+    assert.equal(byN.get(0)?.state, 'completed', 'the job that ended in time completed')
+    assert.equal(byN.get(1)?.state, 'retry', 'the job still running was failed, to run again')
+    // Its handler ending after the stop writes nothing and throws nothing.
+    gated.release(1)
+    assert.equal((await reader.boss.getJobById(name, byN.get(1)!.id))?.state, 'retry')
+  })
+
+  it('sendMany enqueues in the caller’s transaction: all or none, with startAfter', async (t) => {
+    const name = queueName('send-many')
+    const ran: number[] = []
+    const jobs = await startWith<{ n: number }>(t, {
+      name,
+      batchSize: 5,
+      handler: async ({ n }) => {
+        ran.push(n)
+      },
+    })
+    const { db } = databases.platform
+    await assert.rejects(
+      db.transaction(async (tx) => {
+        await sendMany(jobs, name, [{ n: 1 }, { n: 2 }], { tx })
+        throw new Error('the state change failed')
+      }),
+      /the state change failed/,
+    )
+    assert.deepEqual(await jobs.boss.findJobs(name), [])
+
+    const later = new Date(Date.now() + 3_600_000)
+    await db.transaction((tx) =>
+      sendMany(jobs, name, [{ n: 3 }, { n: 4 }, { n: 5 }], { tx, startAfter: later }),
+    )
+    const found = await jobs.boss.findJobs<{ n: number }>(name)
+    assert.deepEqual(found.map((job) => job.data.n).sort(), [3, 4, 5])
+    for (const job of found) {
+      assert.equal(job.state, 'created')
+      assert.equal(new Date(job.startAfter).getTime(), later.getTime())
+    }
+    // Nothing to send is not a statement at all.
+    await sendMany(jobs, name, [])
+    assert.equal((await jobs.boss.findJobs(name)).length, 3)
+    assert.deepEqual(ran, [])
+  })
+
+  it('expireInSeconds is the queue’s, also for a queue that already exists', async (t) => {
+    const name = queueName('expiry')
+    const first = await startWith(t, { name, expireInSeconds: 40, batchSize: 1, handler: async () => {} })
+    assert.equal((await first.boss.getQueue(name))?.expireInSeconds, 40)
+    await first.stop(1000)
+    const second = await startWith(t, { name, expireInSeconds: 55, batchSize: 1, handler: async () => {} })
+    assert.equal((await second.boss.getQueue(name))?.expireInSeconds, 55)
+  })
+
+  it('on Postgres, fetches on a connection of its own', NEEDS_POSTGRES, async (t) => {
+    const name = queueName('fetch-connection')
+    const ran = Promise.withResolvers<void>()
+    const jobs = await startWith(t, { name, batchSize: 1, handler: async () => ran.resolve() })
+    await jobs.send(name, {})
+    await within(ran.promise, 'the job’s run')
+    const result = await databases.platform.db.execute(
+      sql`select query from pg_stat_activity
+          where application_name = 'curio-platform_jobs-fetch' and datname = current_database()`,
+    )
+    const rows = (result as unknown as { rows: { query: string }[] }).rows
+    assert.equal(rows.length, 1, 'one fetch connection')
+    assert.match(rows[0]!.query, /skip locked/i, 'its last statement is the fetch')
   })
 })

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { createHmac } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { eq } from 'drizzle-orm'
+import { sendMany } from '../../src/jobs/index.ts'
 import { WEBHOOK_DELIVERY_JOB } from '../../src/platform/webhooks/fan-out.ts'
 import { webhookDeliveries, webhookSubscriptions } from '../../src/platform/webhooks/tables.ts'
 import { type Receiver, startReceiver } from '../fakes/receiver.ts'
@@ -615,5 +616,39 @@ describe('webhooks: two instances on one database', () => {
     } finally {
       await second.close()
     }
+  })
+
+  it('jobs of one delivery fetched together (a retry and a recovery racing) make one attempt', async () => {
+    const owner = await register(h, 'hooks')
+    const target = await receiver()
+    const created = await subscribe(owner, target.url)
+    const now = new Date()
+    const [pending] = await h.databases.platform.db
+      .insert(webhookDeliveries)
+      .values({
+        userId: owner.userId,
+        subscriptionId: created.id,
+        event: 'work.created',
+        body: '{"event":"work.created"}',
+        status: 'pending',
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+    // Three jobs in one statement: the worker takes them in one fetch and claims them in one statement.
+    await sendMany(h.jobs, WEBHOOK_DELIVERY_JOB, [
+      { deliveryId: pending!.id },
+      { deliveryId: pending!.id },
+      { deliveryId: 'not-a-delivery' },
+      { deliveryId: pending!.id },
+    ])
+    const [delivery] = await settled(owner, 1)
+    assert.equal(delivery!.status, 'succeeded')
+    assert.equal(delivery!.attempts, 1)
+    await eventually(
+      () => h.jobs.boss.findJobs(WEBHOOK_DELIVERY_JOB, { data: { deliveryId: pending!.id } }),
+      (jobs) => jobs.length === 3 && jobs.every((job) => job.state === 'completed'),
+    )
+    assert.equal(target.received.length, 1)
   })
 })
