@@ -487,6 +487,13 @@ const definitions = {
     'template repository (`owner/name`) new website repositories are created from',
   ),
   githubApiUrl: url('GITHUB_API_URL', 'Platform', 'https://api.github.com', 'GitHub REST API base URL'),
+  githubRetryBaseMs: integer(
+    'GITHUB_RETRY_BASE_MS',
+    'Platform',
+    1000,
+    'deploy calls to GitHub: a failed one is retried 3 times after n² × this; a rate-limited one after its retry-after (each second of it this)',
+    { min: 1 },
+  ),
   vercelApiUrl: url('VERCEL_API_URL', 'Platform', 'https://api.vercel.com', 'Vercel REST API base URL'),
   openaiApiUrl: url(
     'OPENAI_API_URL',

@@ -199,6 +199,22 @@ const EXAMPLES: Partial<Record<ErrorCode, Omit<ErrorExample, 'code'>>> = {
   WEBHOOK_RESUME_UNSUPPORTED: { message: 'Resuming a subscription is not supported: create a new one' },
   WEBHOOK_FAILED: { message: 'A failed subscription cannot be changed: create a new one' },
   WEBHOOK_NOT_ACTIVE: { message: 'The subscription is paused: it receives no deliveries' },
+  DEPLOY_PROVIDER_NOT_FOUND: { message: 'No deployment provider has the id "netlify"' },
+  DEPLOY_NOT_CONFIGURED: {
+    message: 'Vercel is not configured for this work: enable the vercel plugin with a token',
+  },
+  DEPLOY_TOKEN_INVALID: { message: 'Vercel rejected the token: Not authorized' },
+  DEPLOY_PROVIDER_UNAVAILABLE: { message: 'Vercel could not be asked: Vercel answered 503' },
+  GIT_HOST_NOT_CONFIGURED: {
+    message: 'GitHub is not configured for this work: enable the github plugin with a token',
+  },
+  GIT_TOKEN_REJECTED: {
+    message: 'GitHub rejected the token: reconnect GitHub with a token that has the repo and workflow scopes',
+  },
+  DEPLOY_STEP_FAILED: {
+    message:
+      'Deploy step "set the required secrets" failed: GitHub answered 422: Bad request - encrypted_value is not valid',
+  },
   ENCRYPTION_KEY_MISSING: {
     message:
       'PLATFORM_ENCRYPTION_KEY is not set on this production instance, so it cannot store secrets: set it (64 hex characters) and restart',

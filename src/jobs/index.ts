@@ -27,6 +27,8 @@ export interface JobDefinition<T extends object = object> {
    * a backlog.
    */
   batchSize?: number
+  /** How often an idle worker of this queue looks for due jobs, when it must be sooner than the service's. */
+  pollingIntervalSeconds?: number
 }
 
 export interface SendOptions {
@@ -151,13 +153,24 @@ export function createJobs({ database, log, pollingIntervalSeconds = 2 }: JobsDe
             startBatchWorker(boss, definition, {
               concurrency,
               batchSize,
-              pollingIntervalSeconds,
+              pollingIntervalSeconds: Math.min(
+                pollingIntervalSeconds,
+                definition.pollingIntervalSeconds ?? Infinity,
+              ),
               log,
               fetchDb: fetchDb(),
             }),
           )
         } else {
-          const options = { pollingIntervalSeconds, batchSize: 1, localConcurrency: concurrency }
+          const options = {
+            // pg-boss's own workers look at most every half second.
+            pollingIntervalSeconds: Math.max(
+              0.5,
+              Math.min(pollingIntervalSeconds, definition.pollingIntervalSeconds ?? Infinity),
+            ),
+            batchSize: 1,
+            localConcurrency: concurrency,
+          }
           await boss.work<object>(definition.name, options, async (jobs) => {
             for (const job of jobs) {
               try {

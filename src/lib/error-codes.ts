@@ -104,6 +104,30 @@ export const ERROR_CODES = {
     'PLATFORM_ENCRYPTION_KEY is not set on this production instance, so it cannot store secrets (webhook signing secrets, secret plugin settings).',
   ],
 
+  // Platform: deployment.
+  DEPLOY_PROVIDER_NOT_FOUND: [404, 'No deployment provider has this id.'],
+  DEPLOY_NOT_CONFIGURED: [
+    400,
+    `The work's deployment provider has no token: its owner must enable the provider's plugin with one.`,
+  ],
+  DEPLOY_TOKEN_INVALID: [400, `The deployment provider rejected the token (for a shared work, the owner's).`],
+  DEPLOY_PROVIDER_UNAVAILABLE: [
+    502,
+    `The deployment provider could not be asked: no answer, an error, or an answer that is not its API's.`,
+  ],
+  GIT_HOST_NOT_CONFIGURED: [
+    400,
+    'The work has no GitHub token: its owner must enable the github plugin with one.',
+  ],
+  GIT_TOKEN_REJECTED: [
+    400,
+    'GitHub rejected the token (401): reconnect GitHub with a token that has the repo and workflow scopes.',
+  ],
+  DEPLOY_STEP_FAILED: [
+    502,
+    `A step of the deploy pipeline failed; the message names the step and GitHub's answer (400 when GitHub refused the request, 502 when it failed or did not answer).`,
+  ],
+
   // Platform: notifications.
   NOTIFICATION_NOT_FOUND: [404, 'No notification of yours has this id.'],
   NOTIFICATION_PERSISTENT: [400, 'A persistent notification (a banner) cannot be dismissed.'],

@@ -17,6 +17,10 @@ import type { ApiKeyService } from './api-keys/service.ts'
 import { createRequireAuth, createRequireJwt } from './auth/guard.ts'
 import { createAccessTokens } from './auth/jwt.ts'
 import { authModule } from './auth/module.ts'
+import { deployModule } from './deploy/module.ts'
+import type { DeployService } from './deploy/service.ts'
+import { createVercelProvider } from './deploy/vercel.ts'
+import type { Verification } from './deploy/verification.ts'
 import type { DomainEvent, PlatformEvents } from './events.ts'
 import { generationModule } from './generation/module.ts'
 import type { GenerationService } from './generation/service.ts'
@@ -47,6 +51,9 @@ export interface PlatformApp {
     /** Plugin settings as generation and deploy resolve them. */
     plugins: PluginService
     generation: GenerationService
+    deploy: DeployService
+    /** Deployment verification's polls, for tests and benchmarks that drive them. */
+    verification: Verification
   }
 }
 
@@ -124,6 +131,11 @@ export async function buildPlatformApp(deps: PlatformDeps): Promise<PlatformApp>
         name: 'plugins',
         description:
           'Providers (AI, Git, hosting) you enable for your account and for each work, with their settings',
+      },
+      {
+        name: 'deploy',
+        description:
+          'Deploying works to a hosting provider through their GitHub repositories, and following each deployment',
       },
       {
         name: 'notifications',
@@ -216,6 +228,29 @@ export async function buildPlatformApp(deps: PlatformDeps): Promise<PlatformApp>
     concurrency: config.webhookConcurrency,
   })
 
+  const deploy = deployModule({
+    db,
+    clock,
+    log,
+    jobs,
+    envelope,
+    events,
+    access: works.access,
+    plugins: plugins.plugins,
+    notifications: notifications.notifications,
+    rateLimit,
+    providers: [createVercelProvider({ serverUrl: config.vercelApiUrl })],
+    githubApiUrl: config.githubApiUrl,
+    githubRetryBaseMs: config.githubRetryBaseMs,
+    templateRepository: config.websiteTemplateRepository,
+    pollIntervalMs: config.deployPollIntervalMs,
+    timeoutMs: config.deployTimeoutMs,
+    notFoundLimit: config.deployNotFoundLimit,
+    dispatchRetryDelayMs: config.deployDispatchRetryDelayMs,
+    batchConcurrency: config.deployBatchConcurrency,
+    batchDelayMs: config.deployBatchDelayMs,
+  })
+
   installModules(
     app,
     [
@@ -227,6 +262,7 @@ export async function buildPlatformApp(deps: PlatformDeps): Promise<PlatformApp>
       plugins.module,
       generation.module,
       webhooks.module,
+      deploy.module,
     ],
     {
       jobs,
@@ -246,6 +282,8 @@ export async function buildPlatformApp(deps: PlatformDeps): Promise<PlatformApp>
       notifications: notifications.notifications,
       plugins: plugins.plugins,
       generation: generation.generation,
+      deploy: deploy.deploy,
+      verification: deploy.verification,
     },
   }
 }

@@ -54,6 +54,8 @@ export type DomainEvent =
       providerId: string
       providerName: string
       url?: string
+      /** The deployment whose activity row (`details.deploymentId`) it closes. */
+      deploymentId?: string
     })
   | (Base & {
       type: 'DeploymentFailed'
@@ -63,6 +65,8 @@ export type DomainEvent =
       providerName: string
       terminalState: 'ERROR' | 'CANCELED' | 'TIMEOUT'
       error: string
+      /** The deployment whose activity row (`details.deploymentId`) it closes. */
+      deploymentId?: string
     })
 
 export type DomainEventType = DomainEvent['type']

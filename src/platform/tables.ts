@@ -2,6 +2,7 @@
 export * from './activity-log/tables.ts'
 export * from './api-keys/tables.ts'
 export * from './auth/tables.ts'
+export * from './deploy/tables.ts'
 export * from './generation/tables.ts'
 export * from './instance/tables.ts'
 export * from './notifications/tables.ts'

@@ -261,6 +261,10 @@ describe('access matrix: the platform', () => {
     'POST /api/webhooks/:id/test': () => ({ params: { id: webhookId } }),
     'POST /api/webhooks/:id/rotate-secret': () => ({ params: { id: webhookId } }),
     'POST /api/webhooks/deliveries/:deliveryId/redeliver': () => ({ params: { deliveryId } }),
+    'POST /api/deploy/works/:id': () => ({ params: { id: workId }, payload: {} }),
+    'POST /api/deploy/works/:id/teams': () => ({ params: { id: workId } }),
+    'POST /api/deploy/works/:id/check': () => ({ params: { id: workId } }),
+    'POST /api/deploy/works/:id/lookup': () => ({ params: { id: workId } }),
   }
 
   /**
@@ -273,11 +277,12 @@ describe('access matrix: the platform', () => {
     'POST /api/plugins/:pluginId/enable': { payload: {} },
     'POST /api/plugins/:pluginId/disable': {},
     'PATCH /api/plugins/:pluginId/settings': { payload: { settings: { model: 'stranger-model' } } },
+    'GET /api/deploy/providers/:providerId/configured': {},
   }
 
   it('a plugin route shows and changes only the caller’s own state of the plugin', async () => {
-    const routes = routesOf(platform.app.routeCatalog).filter((route) =>
-      route.url.startsWith('/api/plugins/:'),
+    const routes = routesOf(platform.app.routeCatalog).filter(
+      (route) => route.url.startsWith('/api/plugins/:') || route.url.startsWith('/api/deploy/providers/:'),
     )
     for (const route of routes) {
       const name = `${route.method === 'HEAD' ? 'GET' : route.method} ${route.url}`
@@ -285,7 +290,7 @@ describe('access matrix: the platform', () => {
       assert.ok(own, `${name}: add it to OWNED or CALLERS_OWN`)
       const res = await call({
         method: route.method,
-        url: route.url.replace(':pluginId', 'openai'),
+        url: route.url.replace(':pluginId', 'openai').replace(':providerId', 'vercel'),
         payload: own.payload,
         token: stranger.token,
       })

@@ -1,4 +1,8 @@
+import { createHash } from 'node:crypto'
+import { retry } from '@octokit/plugin-retry'
+import { throttling } from '@octokit/plugin-throttling'
 import { Octokit } from '@octokit/rest'
+import Bottleneck from 'bottleneck'
 
 export type GitHubClient = Octokit
 
@@ -8,7 +12,24 @@ export interface GitHubClientOptions {
   token: string
   /** Cap on each request, connection to last byte. */
   timeoutMs?: number
+  userAgent?: string
+  /**
+   * Retries through octokit's retry and throttling plugins: a 5xx or failed request is tried again up to
+   * `retries` times after n² × `baseMs` ms, and a rate-limited one (403 with `x-ratelimit-remaining: 0`,
+   * a secondary limit, 429) once its `retry-after` or reset has passed (each second of it `baseMs` ms).
+   * Without it, one attempt per call.
+   */
+  retry?: { retries: number; baseMs: number; log?: (message: string) => void }
 }
+
+const PluggedOctokit = Octokit.plugin(retry, throttling)
+
+/**
+ * The throttling plugin's write limiters, one per token. Its default sends one write a second per process,
+ * whoever's token it is; here each token may have a few writes in flight, and GitHub's own answers (rate
+ * limits, secondary limits) pace it.
+ */
+const writes = new Bottleneck.Group({ maxConcurrent: 4 })
 
 /**
  * A GitHub REST client (octokit) with the configured base URL, a per-request timeout and no redirects
@@ -18,18 +39,41 @@ export function createGitHubClient({
   baseUrl,
   token,
   timeoutMs = 15_000,
+  userAgent = 'curio-directory',
+  retry: retrying,
 }: GitHubClientOptions): GitHubClient {
   const timedFetch: typeof fetch = (input, init) => {
     const timeout = AbortSignal.timeout(timeoutMs)
     const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout
     return fetch(input, { ...init, signal, redirect: 'error' })
   }
-  return new Octokit({
+  const options = {
     auth: token,
     baseUrl: baseUrl.replace(/\/+$/, ''),
-    userAgent: 'curio-directory',
+    userAgent,
     request: { fetch: timedFetch },
     log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
+  }
+  if (!retrying) return new Octokit(options)
+  const again =
+    (kind: string) =>
+    (retryAfter: number, request: { method: string; url: string }, _: unknown, count: number) => {
+      retrying.log?.(
+        `GitHub ${kind} on ${request.method} ${request.url}: retry ${count + 1} in ${retryAfter} s`,
+      )
+      return count < retrying.retries
+    }
+  return new PluggedOctokit({
+    ...options,
+    retry: { retries: retrying.retries, retryAfterBaseValue: retrying.baseMs },
+    throttle: {
+      // One limiter per token (never the token itself as a key).
+      id: createHash('sha256').update(token).digest('hex').slice(0, 16),
+      retryAfterBaseValue: retrying.baseMs,
+      write: writes,
+      onRateLimit: again('rate limit'),
+      onSecondaryRateLimit: again('secondary rate limit'),
+    },
   })
 }
 

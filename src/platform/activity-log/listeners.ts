@@ -170,7 +170,7 @@ export function registerActivityListeners(events: PlatformEvents, activity: Acti
 
   events.on(
     'DeploymentCompleted',
-    ({ userId, workId, workName, providerId, providerName, url, context }, tx) =>
+    ({ userId, workId, workName, providerId, providerName, url, deploymentId, context }, tx) =>
       activity.complete(
         {
           userId,
@@ -179,16 +179,26 @@ export function registerActivityListeners(events: PlatformEvents, activity: Acti
           action: 'deployment.succeeded',
           status: 'completed',
           summary: url ? `Deployed "${workName}" to ${url}` : `Deployed "${workName}" to ${providerName}`,
-          details: { providerId, providerName, ...(url ? { url } : {}) },
+          details: {
+            providerId,
+            providerName,
+            ...(url ? { url } : {}),
+            ...(deploymentId ? { deploymentId } : {}),
+          },
           context,
         },
         tx,
+        {},
+        deploymentId ? { key: 'deploymentId', id: deploymentId } : undefined,
       ),
   )
 
   events.on(
     'DeploymentFailed',
-    ({ userId, workId, workName, providerId, providerName, terminalState, error, context }, tx) => {
+    (
+      { userId, workId, workName, providerId, providerName, terminalState, error, deploymentId, context },
+      tx,
+    ) => {
       const cancelled = terminalState === 'CANCELED'
       return activity.complete(
         {
@@ -200,10 +210,18 @@ export function registerActivityListeners(events: PlatformEvents, activity: Acti
           summary: cancelled
             ? `Deployment of "${workName}" was cancelled`
             : `Deployment of "${workName}" failed (${terminalState}): ${error}`,
-          details: { providerId, providerName, terminalState, error },
+          details: {
+            providerId,
+            providerName,
+            terminalState,
+            error,
+            ...(deploymentId ? { deploymentId } : {}),
+          },
           context,
         },
         tx,
+        {},
+        deploymentId ? { key: 'deploymentId', id: deploymentId } : undefined,
       )
     },
   )

@@ -1,4 +1,4 @@
-import { and, desc, eq } from 'drizzle-orm'
+import { and, desc, eq, sql } from 'drizzle-orm'
 import type { Logger } from 'pino'
 import type { DbOrTx } from '../../db/index.ts'
 import { inSavepoint } from '../../db/transactions.ts'
@@ -82,12 +82,14 @@ export function createActivityWriter({ clock, log, enqueue }: ActivityWriterDeps
 
     /**
      * Closes the newest `in_progress` row of this kind for the work (generation and deployment runs update
-     * their row rather than adding a second one); records a new row when there is none.
+     * their row rather than adding a second one), or with `runId` the one whose `details.<runKey>` is it;
+     * records a new row when there is none.
      */
     async complete(
       entry: NewActivity & { workId: string },
       executor: DbOrTx,
       detailsToMerge: Record<string, unknown> = {},
+      run?: { key: string; id: string },
     ): Promise<ActivityRow> {
       const [open] = await executor
         .select()
@@ -98,6 +100,7 @@ export function createActivityWriter({ clock, log, enqueue }: ActivityWriterDeps
             eq(activityLog.workId, entry.workId),
             eq(activityLog.actionType, entry.actionType),
             eq(activityLog.status, 'in_progress'),
+            run ? sql`${activityLog.details} ->> ${run.key} = ${run.id}` : undefined,
           ),
         )
         .orderBy(desc(activityLog.createdAt))

@@ -324,6 +324,22 @@ export function createPluginService({
       return { plugin, settings: resolved, configured: settings.configured(plugin, resolved) }
     },
 
+    /** A plugin's settings for the user themselves (their own level, then the environment, then defaults). */
+    async resolveForUser(
+      userId: string,
+      pluginId: string,
+    ): Promise<{ plugin: Plugin; settings: ResolvedSettings; configured: boolean; enabled: boolean }> {
+      const plugin = registry.require(pluginId)
+      const row = await rowOf(userId, plugin.id)
+      const resolved = resolvedForUser(plugin, userId, row)
+      return {
+        plugin,
+        settings: resolved,
+        configured: settings.configured(plugin, resolved),
+        enabled: row?.enabled ?? false,
+      }
+    },
+
     /** The work's active AI provider, ready to call; 400 when it has none or it lacks a required setting. */
     async aiProviderForWork(
       work: { id: string; ownerId: string; name: string },

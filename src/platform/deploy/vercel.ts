@@ -1,0 +1,156 @@
+import { Vercel } from '@vercel/sdk'
+import { VercelError } from '@vercel/sdk/models/vercelerror.js'
+import {
+  type HostingProvider,
+  ProviderAuthError,
+  type ProviderDeployment,
+  type ProviderScope,
+  ProviderUnavailableError,
+} from './provider.ts'
+
+export interface VercelProviderOptions {
+  /** The REST API's base URL (`VERCEL_API_URL`). */
+  serverUrl: string
+  /** Cap on each request. */
+  timeoutMs?: number
+}
+
+const STATES: readonly ProviderDeployment['state'][] = [
+  'INITIALIZING',
+  'QUEUED',
+  'BUILDING',
+  'READY',
+  'ERROR',
+  'CANCELED',
+]
+
+/** Vercel's states in SPEC.md's: a blocked or deleted deployment will not become READY. */
+function stateOf(raw: string | undefined): ProviderDeployment['state'] {
+  if (raw && (STATES as readonly string[]).includes(raw)) return raw as ProviderDeployment['state']
+  if (raw === 'BLOCKED' || raw === 'DELETED') return raw === 'DELETED' ? 'CANCELED' : 'ERROR'
+  return 'QUEUED'
+}
+
+/** A team scope is a team id (`team_…`) or its slug: the API takes them as `teamId` and `slug`. */
+const scopeOf = (teamScope: string | undefined) =>
+  !teamScope ? {} : teamScope.startsWith('team_') ? { teamId: teamScope } : { slug: teamScope }
+
+const https = (host: string | undefined | null) =>
+  host ? (host.startsWith('http') ? host : `https://${host}`) : undefined
+
+/** Vercel's error code (`{error:{code, message}}`) and message from an error answer, when it has them. */
+function said(error: VercelError): { code: string | undefined; message: string | undefined } {
+  try {
+    const parsed = JSON.parse(error.body) as { error?: { code?: unknown; message?: unknown } }
+    return {
+      code: typeof parsed.error?.code === 'string' ? parsed.error.code : undefined,
+      message: typeof parsed.error?.message === 'string' ? parsed.error.message.slice(0, 300) : undefined,
+    }
+  } catch {
+    return { code: undefined, message: undefined }
+  }
+}
+
+/**
+ * A failed call as the provider errors verification understands: a refused token (401, 403) is
+ * ProviderAuthError; a 404 answers `null` when `notFound` allows it; anything else (5xx, 429, no answer,
+ * an answer that is not the API's) is ProviderUnavailableError.
+ */
+function classify(error: unknown, notFound: boolean): null {
+  if (error instanceof VercelError && error.statusCode >= 400) {
+    const { code, message } = said(error)
+    if (error.statusCode === 401 || error.statusCode === 403) {
+      throw new ProviderAuthError(message ?? `Vercel answered ${error.statusCode}`)
+    }
+    if (error.statusCode === 404 && notFound) return null
+    throw new ProviderUnavailableError(
+      `Vercel answered ${error.statusCode}${code ? ` (${code})` : ''}${message ? `: ${message}` : ''}`,
+    )
+  }
+  const reason = error instanceof Error ? error.message : String(error)
+  throw new ProviderUnavailableError(`no usable answer from Vercel (${reason.slice(0, 200)})`)
+}
+
+/**
+ * Vercel through its official SDK: the token's account and teams, and the deployments of a project, which
+ * the website repository's workflow creates (the project is named after the repository).
+ */
+export function createVercelProvider({
+  serverUrl,
+  timeoutMs = 10_000,
+}: VercelProviderOptions): HostingProvider {
+  const client = (token: string) =>
+    new Vercel({ bearerToken: token, serverURL: serverUrl, timeoutMs, retryConfig: { strategy: 'none' } })
+
+  return {
+    id: 'vercel',
+    name: 'Vercel',
+
+    async account(token) {
+      try {
+        const answer = await client(token).user.getAuthUser()
+        const user = answer?.user
+        if (!user?.id) throw new ProviderUnavailableError('Vercel answered without the user')
+        return { id: user.id, username: user.username }
+      } catch (error) {
+        if (error instanceof ProviderUnavailableError) throw error
+        throw classify(error, false)
+      }
+    },
+
+    async teams(token) {
+      try {
+        const { teams } = await client(token).teams.getTeams({ limit: 100 })
+        return teams.flatMap((team) =>
+          'slug' in team && typeof team.slug === 'string'
+            ? [{ id: team.id, slug: team.slug, name: ('name' in team && team.name) || team.slug }]
+            : [],
+        )
+      } catch (error) {
+        throw classify(error, false)
+      }
+    },
+
+    async latestSince({ token, teamScope }: ProviderScope, project: string, since: number) {
+      try {
+        // `since` is strict at the API: one millisecond earlier lets a deployment of the dispatch's instant in.
+        const { deployments } = await client(token).deployments.getDeployments({
+          projectId: project,
+          since: since - 1,
+          limit: 20,
+          ...scopeOf(teamScope),
+        })
+        const newest = deployments
+          .filter((deployment) => deployment.created >= since)
+          .sort((a, b) => b.created - a.created)[0]
+        if (!newest) return null
+        return {
+          id: newest.uid,
+          state: stateOf(newest.readyState ?? newest.state),
+          url: https(newest.url),
+          error: newest.errorMessage ?? undefined,
+          createdAt: newest.created,
+        }
+      } catch (error) {
+        return classify(error, true)
+      }
+    },
+
+    async deployment({ token, teamScope }: ProviderScope, id: string) {
+      try {
+        const found = await client(token).deployments.getDeployment({ idOrUrl: id, ...scopeOf(teamScope) })
+        const full = 'url' in found ? found : undefined
+        const alias = 'alias' in found && Array.isArray(found.alias) ? found.alias[0] : undefined
+        return {
+          id: found.id,
+          state: stateOf(found.readyState),
+          url: https(alias ?? full?.url),
+          error: full && 'errorMessage' in full ? (full.errorMessage ?? undefined) : undefined,
+          createdAt: full && 'createdAt' in full ? Number(full.createdAt) : 0,
+        }
+      } catch (error) {
+        return classify(error, true)
+      }
+    },
+  }
+}
