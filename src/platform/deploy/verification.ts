@@ -24,6 +24,8 @@ const RUNNING: VerificationState[] = ['INITIALIZING', 'QUEUED', 'BUILDING']
 
 export type DeploymentRow = typeof deployments.$inferSelect
 
+const durationOf = (ms: number) => (ms % 60_000 === 0 ? `${ms / 60_000} minutes` : `${ms} ms`)
+
 export const tokenContext = (deploymentId: string) => `deployment-token:${deploymentId}`
 
 export interface VerificationDeps {
@@ -182,7 +184,7 @@ export function createVerification(deps: VerificationDeps) {
       if (now.getTime() - row.dispatchedAt.getTime() > timeoutMs) {
         outcome = {
           state: 'TIMEOUT',
-          error: `${row.providerName} did not finish the deployment within ${Math.round(timeoutMs / 60_000)} minutes`,
+          error: `${row.providerName} did not finish the deployment within ${durationOf(timeoutMs)}`,
         }
       } else if (!provider) {
         outcome = { state: 'ERROR', error: `The provider ${row.providerId} is not available on this server` }
