@@ -3,8 +3,10 @@ import { eq } from 'drizzle-orm'
 import type { InjectOptions } from 'fastify'
 import { users } from '../../src/directory/accounts/tables.ts'
 import type { App } from '../../src/http/app.ts'
+import { startGitHubFake } from '../fakes/github.ts'
 import { startOpenAiFake } from '../fakes/openai.ts'
 import { startReceiver } from '../fakes/receiver.ts'
+import { startVercelFake } from '../fakes/vercel.ts'
 import {
   APP_ORIGIN,
   type DirectoryHarness,
@@ -58,6 +60,9 @@ async function ok(app: App, options: InjectOptions, pools?: Pools, path?: string
   return { res, body }
 }
 
+const FUZZ_GITHUB_TOKEN = 'ghp_fuzz_token_0123456789'
+const FUZZ_VERCEL_TOKEN = 'vercel_fuzz_token_0123456789'
+
 /**
  * The platform, with an owner signed in by /api/auth/login, their API key, and another account; a few
  * works of each so generated ids hit real rows.
@@ -67,6 +72,12 @@ export async function platformTarget(): Promise<Target> {
   const fake = await startOpenAiFake()
   // Webhooks go to a local receiver the instance is allowed to reach.
   const receiver = await startReceiver()
+  // Deploys go to the GitHub and Vercel stand-ins: the pipeline runs for real on the owner's works.
+  const github = await startGitHubFake({ token: FUZZ_GITHUB_TOKEN })
+  github.addTemplate('curio/website-template', {
+    '.github/workflows/deploy_vercel.yaml': 'name: Deploy\non:\n  workflow_dispatch:\njobs: {}\n',
+  })
+  const vercel = await startVercelFake({ token: FUZZ_VERCEL_TOKEN })
   const h: PlatformHarness = await startPlatform({
     env: {
       ...env,
@@ -74,6 +85,13 @@ export async function platformTarget(): Promise<Target> {
       AI_PROVIDER_MAX_RETRIES: '0',
       AI_PROVIDER_TIMEOUT_MS: '2000',
       WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+      GITHUB_API_URL: github.url,
+      GITHUB_RETRY_BASE_MS: '1',
+      VERCEL_API_URL: vercel.url,
+      WEBSITE_TEMPLATE_REPOSITORY: 'curio/website-template',
+      // Verification is not what is fuzzed: its first poll comes after the run.
+      DEPLOY_POLL_INTERVAL_MS: '3600000',
+      DEPLOY_BATCH_DELAY_MS: '0',
     },
   })
   const { app } = h
@@ -112,6 +130,17 @@ export async function platformTarget(): Promise<Target> {
     credentials['owner (JWT)'] = bearer(owner.accessToken)
     credentials['owner (API key)'] = { 'x-api-key': key.key }
     credentials['another account'] = bearer(other.accessToken)
+    for (const [plugin, token] of [
+      ['github', FUZZ_GITHUB_TOKEN],
+      ['vercel', FUZZ_VERCEL_TOKEN],
+    ] as const) {
+      await ok(app, {
+        method: 'POST',
+        url: `/api/plugins/${plugin}/enable`,
+        payload: { secretSettings: { token } },
+        headers: bearer(owner.accessToken),
+      })
+    }
     // Enabled before the works exist, so each work gets it as its AI provider.
     await ok(app, {
       method: 'POST',
@@ -196,6 +225,8 @@ export async function platformTarget(): Promise<Target> {
       await h.close()
       await fake.close()
       await receiver.close()
+      await github.close()
+      await vercel.close()
     },
   }
 }

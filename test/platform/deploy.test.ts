@@ -406,6 +406,34 @@ describe('deploy: the pipeline and the verification', () => {
     }
   })
 
+  it('a poll whose job was lost (a crash between two polls) is queued again by the recovery', async () => {
+    const owner = await deployer()
+    const work = await createWork(h, owner, 'Lost Poll')
+    let uid = ''
+    onWorkflow = (repo) => {
+      uid = vercel.createDeployment(projectOf(repo), { states: ['BUILDING'] }).uid
+    }
+    const { deploymentId } = (await deploy(owner, work.id)).json()
+    await eventually(
+      () => lookup(owner, work.id),
+      (deployment) => deployment?.providerDeploymentId === uid,
+    )
+    // As a process killed after taking a poll leaves it: the poll number moved on, its next job never sent.
+    const db = h.databases.platform.db
+    const [row] = await db
+      .update(deployments)
+      .set({ polls: 50_000, nextPollAt: new Date(h.clock.nowMs() - 5 * 60_000) })
+      .where(eq(deployments.id, deploymentId))
+      .returning()
+    assert.equal(row!.state, 'BUILDING')
+    vercel.advance(uid, 'READY')
+    assert.equal(await h.services.verification.recover(), 1)
+    const done = await settled(owner, work.id)
+    assert.equal(done!.state, 'READY')
+    assert.equal(done!.polls, 50_001)
+    assert.equal(await h.services.verification.recover(), 0, 'nothing is overdue any more')
+  })
+
   it('a restart in the middle resumes the verification on another instance', async () => {
     const owner = await deployer()
     const work = await createWork(h, owner, 'Restarted')
