@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
 import { after, before, beforeEach, describe, it } from 'node:test'
 import { eq } from 'drizzle-orm'
 import { sendMany } from '../../src/jobs/index.ts'
@@ -456,6 +457,33 @@ describe('deploy: the pipeline and the verification', () => {
 })
 
 describe('deploy: dispatch order', () => {
+  it('the guide’s sample deploy_vercel.yaml is dispatched, and pushing .deployment-trigger would start it', async () => {
+    const guide = readFileSync(new URL('../../docs/deploying.md', import.meta.url), 'utf8')
+    const sample = /```yaml\n([\s\S]*?)```/.exec(guide)?.[1]
+    assert.ok(sample?.includes('workflow_dispatch'), 'the guide has a sample workflow')
+    assert.match(sample!, /paths: \['\.deployment-trigger'\]/)
+    for (const secret of [
+      'VERCEL_TOKEN',
+      'DEPLOY_TEAM_SCOPE',
+      'DATA_REPOSITORY',
+      'GIT_TOKEN',
+      'CRON_SECRET',
+    ]) {
+      assert.ok(sample!.includes(`secrets.${secret}`), `the sample reads ${secret}`)
+    }
+    const owner = await deployer()
+    const work = await createWork(h, owner, 'From The Guide')
+    const repo = `ada/${work.slug}-website`
+    github.addRepo(repo)
+    github.writeFile(repo, '.github/workflows/deploy_vercel.yaml', sample!)
+    assert.equal((await deploy(owner, work.id)).statusCode, 200)
+    assert.deepEqual(
+      github.dispatches(repo).map((dispatch) => dispatch.workflow),
+      ['deploy_vercel.yaml'],
+    )
+    assert.equal((await settled(owner, work.id))!.state, 'READY')
+  })
+
   it('without a dispatchable provider workflow, deploy_prod.yaml is dispatched; a disabled one is enabled', async () => {
     const owner = await deployer()
     const work = await createWork(h, owner, 'Prod Only')
