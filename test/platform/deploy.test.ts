@@ -503,6 +503,23 @@ describe('deploy: dispatch order', () => {
     assert.equal((await lookup(owner, work.id))!.trigger, 'deploy_prod.yaml')
   })
 
+  it('a repository just created from the template is asked again until its workflows show', async () => {
+    const owner = await deployer()
+    const work = await createWork(h, owner, 'Late Workflows')
+    const repo = `ada/${work.slug}-website`
+    const path = `/repos/${repo}/actions/workflows`
+    // As GitHub answers while it is still copying the template's files.
+    github.failNext({ method: 'GET', path }, { status: 200, body: { total_count: 0, workflows: [] } }, 2)
+    const res = await deploy(owner, work.id)
+    assert.equal(res.statusCode, 200, res.body)
+    assert.match(res.json().message, /created from the template/)
+    assert.equal(github.requests.filter((request) => request.path === path).length, 3)
+    assert.deepEqual(
+      github.dispatches(repo).map((dispatch) => dispatch.workflow),
+      ['deploy_vercel.yaml'],
+    )
+  })
+
   it('when no workflow takes a dispatch: content updated, trigger commit pushed, dispatch retried, then push', async () => {
     const owner = await deployer()
     const work = await createWork(h, owner, 'Push Only')

@@ -150,10 +150,18 @@ export function createPipeline({ clock, dispatchRetryDelayMs }: PipelineDeps) {
 
     const workflowFile = workflowFileOf(provider.id)
     await step('workflows', async () => {
-      const { data } = await octokit.rest.actions.listRepoWorkflows({ ...target, per_page: 100 })
-      const deploying = data.workflows.filter((workflow) =>
-        [workflowFile, PROD_WORKFLOW].some((file) => workflow.path.endsWith(`/${file}`)),
-      )
+      const list = async () => {
+        const { data } = await octokit.rest.actions.listRepoWorkflows({ ...target, per_page: 100 })
+        return data.workflows.filter((workflow) =>
+          [workflowFile, PROD_WORKFLOW].some((file) => workflow.path.endsWith(`/${file}`)),
+        )
+      }
+      let deploying = await list()
+      // GitHub copies a template's files after it answers the creation: its workflows may take a moment.
+      for (let attempt = 0; context.created && deploying.length === 0 && attempt < 3; attempt++) {
+        await delay(dispatchRetryDelayMs)
+        deploying = await list()
+      }
       for (const workflow of deploying) {
         if (workflow.state !== 'active') {
           await octokit.rest.actions.enableWorkflow({ ...target, workflow_id: workflow.id })
