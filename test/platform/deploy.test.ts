@@ -121,6 +121,26 @@ async function lookup(account: Account, workId: string, target = h) {
   } | null
 }
 
+/**
+ * A deployed work whose Vercel deployment stays BUILDING until the test moves it, once verification has
+ * seen it: the owner, the work, the deployment's id and the Vercel deployment's uid.
+ */
+async function building(name: string, target = h) {
+  const owner = await deployer()
+  const work = await createWork(h, owner, name)
+  let uid = ''
+  onWorkflow = (repo) => {
+    uid = vercel.createDeployment(projectOf(repo), { states: ['BUILDING'] }).uid
+  }
+  const started = await deploy(owner, work.id, {}, target)
+  assert.equal(started.statusCode, 200, started.body)
+  const seen = await eventually(
+    () => lookup(owner, work.id, target),
+    (deployment) => deployment !== null && deployment.providerDeploymentId === uid,
+  )
+  return { owner, work, deploymentId: started.json().deploymentId as string, uid, seen: seen! }
+}
+
 const FINAL = ['READY', 'ERROR', 'CANCELED', 'TIMEOUT']
 const settled = (account: Account, workId: string, target = h) =>
   eventually(
@@ -257,17 +277,7 @@ describe('deploy: the pipeline and the verification', () => {
   })
 
   it('DEPLOY_TIMEOUT_MS (13 minutes) after the dispatch a running verification is TIMEOUT', async () => {
-    const owner = await deployer()
-    const work = await createWork(h, owner, 'Slow Build')
-    let uid = ''
-    onWorkflow = (repo) => {
-      uid = vercel.createDeployment(projectOf(repo), { states: ['BUILDING'] }).uid
-    }
-    await deploy(owner, work.id)
-    await eventually(
-      () => lookup(owner, work.id),
-      (deployment) => deployment?.providerDeploymentId === uid,
-    )
+    const { owner, work } = await building('Slow Build')
     h.clock.advance(TIMEOUT_MS + 1)
     try {
       const done = await settled(owner, work.id)
@@ -327,17 +337,7 @@ describe('deploy: the pipeline and the verification', () => {
   })
 
   it('a poll job run twice polls once', async () => {
-    const owner = await deployer()
-    const work = await createWork(h, owner, 'Polled Once')
-    let uid = ''
-    onWorkflow = (repo) => {
-      uid = vercel.createDeployment(projectOf(repo), { states: ['BUILDING'] }).uid
-    }
-    const { deploymentId } = (await deploy(owner, work.id)).json()
-    const seen = await eventually(
-      () => lookup(owner, work.id),
-      (deployment) => deployment?.providerDeploymentId === uid,
-    )
+    const { owner, work, deploymentId, uid, seen } = await building('Polled Once')
     // Stops the verification's own chain, then sends the same poll three times in one batch.
     await h.databases.platform.db
       .update(deployments)
@@ -373,17 +373,7 @@ describe('deploy: the pipeline and the verification', () => {
   })
 
   it('Vercel failing during verification: a 5xx or garbage is retried, a rejected token is ERROR', async () => {
-    const owner = await deployer()
-    const work = await createWork(h, owner, 'Flaky Vercel')
-    let uid = ''
-    onWorkflow = (repo) => {
-      uid = vercel.createDeployment(projectOf(repo), { states: ['BUILDING'] }).uid
-    }
-    await deploy(owner, work.id)
-    await eventually(
-      () => lookup(owner, work.id),
-      (deployment) => deployment?.providerDeploymentId === uid,
-    )
+    const { owner, work, uid } = await building('Flaky Vercel')
     const path = `/v13/deployments/${uid}`
     const answers = () =>
       vercel.requests.filter((request) => request.path === path).map((request) => request.status)
@@ -408,17 +398,7 @@ describe('deploy: the pipeline and the verification', () => {
   })
 
   it('a poll whose job was lost (a crash between two polls) is queued again by the recovery', async () => {
-    const owner = await deployer()
-    const work = await createWork(h, owner, 'Lost Poll')
-    let uid = ''
-    onWorkflow = (repo) => {
-      uid = vercel.createDeployment(projectOf(repo), { states: ['BUILDING'] }).uid
-    }
-    const { deploymentId } = (await deploy(owner, work.id)).json()
-    await eventually(
-      () => lookup(owner, work.id),
-      (deployment) => deployment?.providerDeploymentId === uid,
-    )
+    const { owner, work, deploymentId, uid } = await building('Lost Poll')
     // As a process killed after taking a poll leaves it: the poll number moved on, its next job never sent.
     const db = h.databases.platform.db
     const [row] = await db

@@ -597,6 +597,8 @@ describe('webhooks: two instances on one database', () => {
   it('every delivery is sent once, whichever instance takes it', async () => {
     const second = await startPlatform({
       databases: h.databases,
+      // Instances share the time of day: a claim's lease is read against the same clock.
+      clockStart: h.clock.nowMs(),
       env: { WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', WEBHOOK_CONCURRENCY: '4' },
     })
     try {

@@ -1,40 +1,22 @@
 import type { Logger } from 'pino'
-import type { Db } from '../../db/index.ts'
 import type { Module } from '../../http/modules.ts'
 import type { RateLimit } from '../../http/rate-limit.ts'
 import type { Jobs } from '../../jobs/index.ts'
-import type { Clock } from '../../lib/clock.ts'
-import type { Envelope } from '../../lib/crypto.ts'
 import type { PlatformEvents } from '../events.ts'
-import type { NotificationService } from '../notifications/service.ts'
-import type { PluginService } from '../plugins/service.ts'
-import type { WorkAccess } from '../works/access.ts'
 import type { HostingProvider } from './provider.ts'
 import { deployRoutes } from './routes.ts'
-import { createDeployService } from './service.ts'
+import { createDeployService, type DeployServiceDeps } from './service.ts'
 import { createVerification, VERIFICATION_JOB, VERIFICATION_RECOVERY_JOB } from './verification.ts'
 
-export interface DeployModuleDeps {
-  db: Db
-  clock: Clock
+export interface DeployModuleDeps extends Omit<DeployServiceDeps, 'providers' | 'verification'> {
   log: Logger
   jobs: Pick<Jobs, 'send' | 'boss'>
-  envelope: Envelope
-  events: PlatformEvents
-  access: Pick<WorkAccess, 'requireView'>
-  plugins: Pick<PluginService, 'resolveForWork' | 'resolveForUser' | 'list'>
-  notifications: Pick<NotificationService, 'notifyGitAuthExpired' | 'clearByDeduplicationKey'>
   rateLimit: RateLimit
   providers: readonly HostingProvider[]
-  githubApiUrl: string
-  githubRetryBaseMs: number
-  templateRepository: string | undefined
-  pollIntervalMs: number
+  /** DEPLOY_TIMEOUT_MS */
   timeoutMs: number
+  /** DEPLOY_NOT_FOUND_LIMIT */
   notFoundLimit: number
-  dispatchRetryDelayMs: number
-  batchConcurrency: number
-  batchDelayMs: number
 }
 
 /** Polls one instance makes at once; each is one provider request and two short statements. */

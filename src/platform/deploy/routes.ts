@@ -1,11 +1,12 @@
 import type { App } from '../../http/app.ts'
-import { describeRule, type RateLimit, type RateLimitKey } from '../../http/rate-limit.ts'
+import type { RateLimit } from '../../http/rate-limit.ts'
 import { invalidField } from '../../http/schemas.ts'
 import type { RateLimitRule } from '../../lib/rate-limiter.ts'
 import { MINUTE_MS } from '../../lib/time.ts'
 import { authOf } from '../auth/guard.ts'
 import { contextOf } from '../http/context.ts'
 import { errors } from '../http/schemas.ts'
+import { limitedPerAccount, perAccount } from '../rate-limit.ts'
 import {
   BatchBody,
   BatchResult,
@@ -31,9 +32,8 @@ export const DEPLOY_RATE_LIMITS = {
 } as const satisfies Record<string, RateLimitRule>
 
 const tags = ['deploy']
-const account: RateLimitKey = { name: 'account', of: (req) => authOf(req).userId }
-const limited = (rule: RateLimitRule) =>
-  ` Limited to ${describeRule(rule, 'account')} (429 with \`Retry-After\`).`
+const account = perAccount
+const limited = limitedPerAccount
 const workNotFound = [404, 'WORK_NOT_FOUND'] as const
 const WHO =
   'You must own the work or edit it (anyone else, viewers included, gets 404); a shared work deploys with its ' +

@@ -152,10 +152,14 @@ export function createDeployService(deps: DeployServiceDeps) {
   const sharedNote = (work: WorkWithRole) =>
     work.role === 'owner' ? '' : ' (a shared work deploys with its owner’s)'
 
-  /** Validates the provider token; a rejection is 400, no answer 502. */
-  async function validate(provider: HostingProvider, token: string, work: WorkWithRole) {
+  /** A provider call with the work's token: a rejected token is 400, no usable answer 502. */
+  async function asking<T>(
+    provider: HostingProvider,
+    work: WorkWithRole,
+    call: () => Promise<T>,
+  ): Promise<T> {
     try {
-      return await provider.account(token)
+      return await call()
     } catch (error) {
       if (error instanceof ProviderAuthError) {
         throw badRequest(
@@ -227,7 +231,7 @@ export function createDeployService(deps: DeployServiceDeps) {
         'DEPLOY_NOT_CONFIGURED',
       )
     }
-    await validate(provider, token, work)
+    await asking(provider, work, () => provider.account(token))
     const git = await gitFor(work)
     if (!git.token) {
       throw badRequest(
@@ -412,17 +416,8 @@ export function createDeployService(deps: DeployServiceDeps) {
           'DEPLOY_NOT_CONFIGURED',
         )
       }
-      try {
-        return { status: 'success' as const, providerId: provider.id, teams: await provider.teams(token) }
-      } catch (error) {
-        if (error instanceof ProviderAuthError) {
-          throw badRequest(
-            `${provider.name} rejected the token${sharedNote(work)}: ${error.message}`,
-            'DEPLOY_TOKEN_INVALID',
-          )
-        }
-        throw providerUnavailable(provider, error)
-      }
+      const teams = await asking(provider, work, () => provider.teams(token))
+      return { status: 'success' as const, providerId: provider.id, teams }
     },
 
     async check(userId: string, workId: string) {

@@ -1,10 +1,11 @@
 import type { App } from '../../http/app.ts'
-import { describeRule, type RateLimit, type RateLimitKey } from '../../http/rate-limit.ts'
+import type { RateLimit } from '../../http/rate-limit.ts'
 import { described, invalidField, NoContent } from '../../http/schemas.ts'
 import type { RateLimitRule } from '../../lib/rate-limiter.ts'
 import { MINUTE_MS } from '../../lib/time.ts'
 import { authOf } from '../auth/guard.ts'
 import { errors } from '../http/schemas.ts'
+import { limitedPerAccount, perAccount } from '../rate-limit.ts'
 import {
   CreateWebhookBody,
   DeliveryList,
@@ -31,9 +32,8 @@ export const WEBHOOK_RATE_LIMITS = {
 } as const satisfies Record<string, RateLimitRule>
 
 const tags = ['webhooks']
-const account: RateLimitKey = { name: 'account', of: (req) => authOf(req).userId }
-const limited = (rule: RateLimitRule) =>
-  ` Limited to ${describeRule(rule, 'account')} (429 with \`Retry-After\`).`
+const account = perAccount
+const limited = limitedPerAccount
 const notFound = [404, 'WEBHOOK_NOT_FOUND'] as const
 
 export function webhookRoutes(
