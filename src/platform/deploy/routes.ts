@@ -210,7 +210,8 @@ export function deployRoutes(
         summary: 'Deploy several works',
         description:
           `Up to ${BATCH_MAX_WORKS} works, each once, deployed as the single deploy does, DEPLOY_BATCH_CONCURRENCY ` +
-          '(5) at a time with DEPLOY_BATCH_DELAY_MS (2 s) between groups. Answers when every one has started ' +
+          '(5) at a time, each group starting DEPLOY_BATCH_DELAY_MS (2 s) after the previous one started and not ' +
+          'before it ended. Answers when every one has started ' +
           'or failed, with each one’s outcome: `success` when all started, `partial` when some did, `error` ' +
           `when none did. An item's \`teamScope\` overrides the batch's.${limited(DEPLOY_RATE_LIMITS.batch)}`,
         body: BatchBody,

@@ -1,5 +1,10 @@
-import { Vercel } from '@vercel/sdk'
+import { VercelCore } from '@vercel/sdk/core.js'
+import { deploymentsGetDeployment } from '@vercel/sdk/funcs/deploymentsGetDeployment.js'
+import { deploymentsGetDeployments } from '@vercel/sdk/funcs/deploymentsGetDeployments.js'
+import { teamsGetTeams } from '@vercel/sdk/funcs/teamsGetTeams.js'
+import { userGetAuthUser } from '@vercel/sdk/funcs/userGetAuthUser.js'
 import { VercelError } from '@vercel/sdk/models/vercelerror.js'
+import type { Result } from '@vercel/sdk/types/fp.js'
 import {
   type HostingProvider,
   ProviderAuthError,
@@ -71,16 +76,40 @@ function classify(error: unknown, notFound: boolean): null {
   throw new ProviderUnavailableError(`no usable answer from Vercel (${reason.slice(0, 200)})`)
 }
 
+/** The value of an SDK call, or its error thrown. */
+async function valueOf<T>(result: Promise<Result<T, unknown>>): Promise<T> {
+  const answered = await result
+  if (!answered.ok) throw answered.error
+  return answered.value
+}
+
+/** Clients kept for the tokens in use: a verification polls with one every few seconds. */
+const CLIENTS_KEPT = 1000
+
 /**
  * Vercel through its official SDK: the token's account and teams, and the deployments of a project, which
- * the website repository's workflow creates (the project is named after the repository).
+ * the website repository's workflow creates (the project is named after the repository). The SDK's core
+ * and the four functions used, not its whole client, which keeps about 400 MB of schemas in memory.
  */
 export function createVercelProvider({
   serverUrl,
   timeoutMs = 10_000,
 }: VercelProviderOptions): HostingProvider {
-  const client = (token: string) =>
-    new Vercel({ bearerToken: token, serverURL: serverUrl, timeoutMs, retryConfig: { strategy: 'none' } })
+  const clients = new Map<string, VercelCore>()
+  const client = (token: string) => {
+    let found = clients.get(token)
+    if (!found) {
+      if (clients.size >= CLIENTS_KEPT) clients.delete(clients.keys().next().value!)
+      found = new VercelCore({
+        bearerToken: token,
+        serverURL: serverUrl,
+        timeoutMs,
+        retryConfig: { strategy: 'none' },
+      })
+      clients.set(token, found)
+    }
+    return found
+  }
 
   return {
     id: 'vercel',
@@ -88,7 +117,7 @@ export function createVercelProvider({
 
     async account(token) {
       try {
-        const answer = await client(token).user.getAuthUser()
+        const answer = await valueOf(userGetAuthUser(client(token)))
         const user = answer?.user
         if (!user?.id) throw new ProviderUnavailableError('Vercel answered without the user')
         return { id: user.id, username: user.username }
@@ -100,7 +129,7 @@ export function createVercelProvider({
 
     async teams(token) {
       try {
-        const { teams } = await client(token).teams.getTeams({ limit: 100 })
+        const { teams } = await valueOf(teamsGetTeams(client(token), { limit: 100 }))
         return teams.flatMap((team) =>
           'slug' in team && typeof team.slug === 'string'
             ? [{ id: team.id, slug: team.slug, name: ('name' in team && team.name) || team.slug }]
@@ -114,12 +143,14 @@ export function createVercelProvider({
     async latestSince({ token, teamScope }: ProviderScope, project: string, since: number) {
       try {
         // `since` is strict at the API: one millisecond earlier lets a deployment of the dispatch's instant in.
-        const { deployments } = await client(token).deployments.getDeployments({
-          projectId: project,
-          since: since - 1,
-          limit: 20,
-          ...scopeOf(teamScope),
-        })
+        const { deployments } = await valueOf(
+          deploymentsGetDeployments(client(token), {
+            projectId: project,
+            since: since - 1,
+            limit: 20,
+            ...scopeOf(teamScope),
+          }),
+        )
         const newest = deployments
           .filter((deployment) => deployment.created >= since)
           .sort((a, b) => b.created - a.created)[0]
@@ -138,7 +169,9 @@ export function createVercelProvider({
 
     async deployment({ token, teamScope }: ProviderScope, id: string) {
       try {
-        const found = await client(token).deployments.getDeployment({ idOrUrl: id, ...scopeOf(teamScope) })
+        const found = await valueOf(
+          deploymentsGetDeployment(client(token), { idOrUrl: id, ...scopeOf(teamScope) }),
+        )
         const full = 'url' in found ? found : undefined
         const alias = 'alias' in found && Array.isArray(found.alias) ? found.alias[0] : undefined
         return {
