@@ -1,4 +1,4 @@
-import { count, type InferSelectModel, lte, type SQL } from 'drizzle-orm'
+import { count, type InferSelectModel, lte, type SQL, sql } from 'drizzle-orm'
 import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core'
 import { fetchPage, type Page, type PageOf } from '../lib/pagination.ts'
 import type { Db } from './index.ts'
@@ -48,3 +48,7 @@ export function pageOfRows<TTable extends PgTable, T>(
     total: () => countRows(db, table, query.where),
   })
 }
+
+/** A list as one array parameter (`sql` would spread it into a list of parameters), e.g. for `unnest`. */
+export const arrayOf = (values: readonly unknown[], type: 'uuid' | 'text' | 'int') =>
+  sql`${sql.param(values)}::${sql.raw(type)}[]`

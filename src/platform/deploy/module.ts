@@ -19,9 +19,12 @@ export interface DeployModuleDeps extends Omit<DeployServiceDeps, 'providers' | 
   notFoundLimit: number
 }
 
-/** Polls one instance makes at once; each is one provider request and two short statements. */
-const VERIFICATION_CONCURRENCY = 50
-const VERIFICATION_BATCH_SIZE = 10
+/**
+ * Polls one instance makes at once. A poll is mostly its provider request: the polls of one fetch are taken
+ * in one statement and recorded in one transaction, so many slots cost few connections.
+ */
+const VERIFICATION_CONCURRENCY = 200
+const VERIFICATION_BATCH_SIZE = 50
 /** A poll's provider request is capped at 10 s: a job still running well after that lost its process. */
 const VERIFICATION_EXPIRY_SECONDS = 60
 

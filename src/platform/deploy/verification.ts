@@ -1,8 +1,10 @@
-import { and, eq, inArray, lt } from 'drizzle-orm'
+import { and, eq, inArray, lt, sql } from 'drizzle-orm'
 import type { Logger } from 'pino'
 import type { Db, DbOrTx, Tx } from '../../db/index.ts'
+import { arrayOf } from '../../db/queries.ts'
 import { type Jobs, sendMany } from '../../jobs/index.ts'
 import type { Clock } from '../../lib/clock.ts'
+import { coalesced } from '../../lib/coalesce.ts'
 import type { Envelope } from '../../lib/crypto.ts'
 import { isUuid } from '../../lib/ids.ts'
 import type { PlatformEvents } from '../events.ts'
@@ -31,7 +33,7 @@ export const tokenContext = (deploymentId: string) => `deployment-token:${deploy
 export interface VerificationDeps {
   db: Db
   clock: Clock
-  log: Pick<Logger, 'info' | 'warn'>
+  log: Pick<Logger, 'debug' | 'info' | 'warn'>
   jobs: Pick<Jobs, 'send' | 'boss'>
   envelope: Envelope
   events: PlatformEvents
@@ -141,6 +143,129 @@ export function createVerification(deps: VerificationDeps) {
     }
   }
 
+  /**
+   * Takes polls in one statement: each deployment still running at that poll number moves to the next
+   * and is returned; a poll made already (a job run twice, a recovery racing it) or of an ended
+   * verification is not.
+   */
+  const take = coalesced<{ deploymentId: string; poll: number }, DeploymentRow | undefined>(async (asks) => {
+    const asked = sql`unnest(${arrayOf(
+      asks.map((ask) => ask.deploymentId),
+      'uuid',
+    )}, ${arrayOf(
+      asks.map((ask) => ask.poll),
+      'int',
+    )}) as asked(id, poll)`
+    const rows = await db
+      .update(deployments)
+      .set({ polls: sql`asked.poll + 1`, updatedAt: clock.now() })
+      .from(asked)
+      .where(
+        and(
+          sql`${deployments.id} = asked.id`,
+          sql`${deployments.polls} = asked.poll`,
+          inArray(deployments.state, RUNNING),
+        ),
+      )
+      .returning()
+    const taken = new Map((rows as DeploymentRow[]).map((row) => [row.id, row]))
+    // The same poll asked twice in one batch is made once.
+    return asks.map((ask) => {
+      const row = taken.get(ask.deploymentId)
+      if (row?.polls !== ask.poll + 1) return undefined
+      taken.delete(ask.deploymentId)
+      return row
+    })
+  })
+
+  /**
+   * Records polls that leave their verification running, in one transaction: the state each found and
+   * each one's next poll, one interval on. One a newer deploy cancelled meanwhile is left as it is.
+   */
+  const carryOn = coalesced(async (rows: DeploymentRow[]) => {
+    const at = clock.now()
+    const nextPollAt = new Date(at.getTime() + pollIntervalMs)
+    const found = sql`unnest(${arrayOf(
+      rows.map((row) => row.id),
+      'uuid',
+    )}, ${arrayOf(
+      rows.map((row) => row.polls),
+      'int',
+    )}, ${arrayOf(
+      rows.map((row) => row.state),
+      'text',
+    )}, ${arrayOf(
+      rows.map((row) => row.providerDeploymentId),
+      'text',
+    )}, ${arrayOf(
+      rows.map((row) => row.url),
+      'text',
+    )}, ${arrayOf(
+      rows.map((row) => row.notFoundPolls),
+      'int',
+    )}, ${arrayOf(
+      rows.map((row) => row.error),
+      'text',
+    )}) as found(id, polls, state, provider_deployment_id, url, not_found_polls, error)`
+    await db.transaction(async (tx) => {
+      const updated = await tx
+        .update(deployments)
+        .set({
+          state: sql`found.state`,
+          providerDeploymentId: sql`found.provider_deployment_id`,
+          url: sql`found.url`,
+          notFoundPolls: sql`found.not_found_polls`,
+          error: sql`found.error`,
+          nextPollAt,
+          updatedAt: at,
+        })
+        .from(found)
+        .where(
+          and(
+            sql`${deployments.id} = found.id`,
+            sql`${deployments.polls} = found.polls`,
+            inArray(deployments.state, RUNNING),
+          ),
+        )
+        .returning({ id: deployments.id, polls: deployments.polls })
+      await sendMany(
+        jobs,
+        VERIFICATION_JOB,
+        updated.map((row) => ({ deploymentId: row.id, poll: row.polls })),
+        { tx, startAfter: nextPollAt },
+      )
+    })
+    return rows.map(() => undefined)
+  })
+
+  /** Ends a verification with its event, in one transaction, unless a newer deploy cancelled it meanwhile. */
+  async function finish(row: DeploymentRow) {
+    const at = clock.now()
+    await db.transaction(async (tx) => {
+      const [updated] = await tx
+        .update(deployments)
+        .set({
+          state: row.state,
+          providerDeploymentId: row.providerDeploymentId,
+          url: row.url,
+          notFoundPolls: row.notFoundPolls,
+          error: row.error,
+          nextPollAt: null,
+          finishedAt: at,
+          updatedAt: at,
+        })
+        .where(
+          and(
+            eq(deployments.id, row.id),
+            eq(deployments.polls, row.polls),
+            inArray(deployments.state, RUNNING),
+          ),
+        )
+        .returning()
+      if (updated) await ended(tx, updated, updated.state, updated.url, updated.error)
+    })
+  }
+
   return {
     /**
      * Ends the work's running verification (a newer deploy replaces it), in `tx`: it becomes CANCELED with
@@ -162,26 +287,18 @@ export function createVerification(deps: VerificationDeps) {
       await schedule(tx, row.id, 0, row.nextPollAt ?? new Date(clock.nowMs() + pollIntervalMs))
     },
 
-    /** The poll job: one look at the provider, unless this poll was made already or the verification ended. */
+    /**
+     * The poll job: one look at the provider, unless this poll was made already or the verification ended.
+     * The polls of one batch of jobs are taken in one statement and, unless they end the verification,
+     * recorded with their next jobs in one transaction.
+     */
     async poll(deploymentId: string, poll: number): Promise<void> {
       if (!isUuid(deploymentId) || !Number.isInteger(poll)) return
-      const now = clock.now()
-      // Takes this poll: a second run of the same job (or a stale one) finds `polls` moved on.
-      const [row] = await db
-        .update(deployments)
-        .set({ polls: poll + 1, updatedAt: now })
-        .where(
-          and(
-            eq(deployments.id, deploymentId),
-            eq(deployments.polls, poll),
-            inArray(deployments.state, RUNNING),
-          ),
-        )
-        .returning()
+      const row = await take({ deploymentId, poll })
       if (!row) return
       const provider = deps.providers.get(row.providerId)
       let outcome: Outcome
-      if (now.getTime() - row.dispatchedAt.getTime() > timeoutMs) {
+      if (clock.nowMs() - row.dispatchedAt.getTime() > timeoutMs) {
         outcome = {
           state: 'TIMEOUT',
           error: `${row.providerName} did not finish the deployment within ${durationOf(timeoutMs)}`,
@@ -189,40 +306,23 @@ export function createVerification(deps: VerificationDeps) {
       } else if (!provider) {
         outcome = { state: 'ERROR', error: `The provider ${row.providerId} is not available on this server` }
       } else {
-        outcome = await observe({ ...row, polls: poll + 1 }, provider)
+        outcome = await observe(row, provider)
       }
-      const terminal = TERMINAL_STATES.includes(outcome.state)
-      const after = clock.now()
-      const nextPollAt = terminal ? null : new Date(after.getTime() + pollIntervalMs)
-      await db.transaction(async (tx) => {
-        const [updated] = await tx
-          .update(deployments)
-          .set({
-            state: outcome.state,
-            ...(outcome.providerDeploymentId === undefined
-              ? {}
-              : { providerDeploymentId: outcome.providerDeploymentId }),
-            ...(outcome.url === undefined ? {} : { url: outcome.url }),
-            ...(outcome.notFoundPolls === undefined ? {} : { notFoundPolls: outcome.notFoundPolls }),
-            ...(outcome.error === undefined ? {} : { error: outcome.error }),
-            nextPollAt,
-            ...(terminal ? { finishedAt: after } : {}),
-            updatedAt: after,
-          })
-          // Cancelled by a newer deploy while the provider was asked: that is the end of it.
-          .where(
-            and(
-              eq(deployments.id, row.id),
-              eq(deployments.polls, poll + 1),
-              inArray(deployments.state, RUNNING),
-            ),
-          )
-          .returning()
-        if (!updated) return
-        if (terminal) await ended(tx, updated, outcome.state, updated.url, updated.error)
-        else await schedule(tx, updated.id, poll + 1, nextPollAt!)
-      })
-      log.info({ deploymentId, poll: poll + 1, state: outcome.state }, 'deployment poll')
+      const next: DeploymentRow = {
+        ...row,
+        state: outcome.state,
+        providerDeploymentId:
+          outcome.providerDeploymentId === undefined
+            ? row.providerDeploymentId
+            : outcome.providerDeploymentId,
+        url: outcome.url === undefined ? row.url : outcome.url,
+        notFoundPolls: outcome.notFoundPolls ?? row.notFoundPolls,
+        error: outcome.error === undefined ? row.error : outcome.error,
+      }
+      if (TERMINAL_STATES.includes(next.state)) await finish(next)
+      else await carryOn(next)
+      const log = next.state === row.state ? deps.log.debug : deps.log.info
+      log.call(deps.log, { deploymentId, poll: next.polls, state: next.state }, 'deployment poll')
     },
 
     /**

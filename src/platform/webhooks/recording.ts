@@ -1,8 +1,10 @@
 import { and, eq, lt, ne, or, sql } from 'drizzle-orm'
 import type { Logger } from 'pino'
 import type { Db, DbOrTx } from '../../db/index.ts'
+import { arrayOf } from '../../db/queries.ts'
 import type { Jobs } from '../../jobs/index.ts'
 import type { Clock } from '../../lib/clock.ts'
+import { coalesced } from '../../lib/coalesce.ts'
 import { WEBHOOK_DELIVERY_JOB } from './fan-out.ts'
 import type { AttemptResult } from './send.ts'
 import {
@@ -31,37 +33,6 @@ export interface RecordingDeps {
   /** Jitter's source, in [0, 1). */
   random?: () => number
 }
-
-/**
- * Calls made in one turn of the event loop, run as one: `run` gets every call's input and answers each
- * one's output in the same order (a failure fails them all). The attempts of one fetched batch of jobs
- * start together, and attempts that end together are recorded together: one statement each, not one per
- * delivery.
- */
-export function coalesced<In, Out>(run: (inputs: In[]) => Promise<Out[]>): (input: In) => Promise<Out> {
-  let waiting: { input: In; resolve: (output: Out) => void; reject: (error: unknown) => void }[] = []
-  const flush = () => {
-    const calls = waiting
-    waiting = []
-    run(calls.map((call) => call.input)).then(
-      (outputs) => {
-        for (const [index, call] of calls.entries()) call.resolve(outputs[index] as Out)
-      },
-      (error: unknown) => {
-        for (const call of calls) call.reject(error)
-      },
-    )
-  }
-  return (input) =>
-    new Promise<Out>((resolve, reject) => {
-      if (waiting.length === 0) setImmediate(flush)
-      waiting.push({ input, resolve, reject })
-    })
-}
-
-/** A list as one array parameter (`sql` would spread it into a list of parameters). */
-const arrayOf = (values: readonly unknown[], type: 'uuid' | 'text' | 'int') =>
-  sql`${sql.param(values)}::${sql.raw(type)}[]`
 
 interface Success {
   deliveryId: string
