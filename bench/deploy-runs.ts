@@ -17,6 +17,7 @@ import pino, { type Logger } from 'pino'
 import { Agent, request } from 'undici'
 import { createEnvelope } from '../src/lib/crypto.ts'
 import { createLogger } from '../src/lib/logger.ts'
+import { VERIFICATION_CONCURRENCY } from '../src/platform/deploy/module.ts'
 import { deployments } from '../src/platform/deploy/tables.ts'
 import { createVercelProvider } from '../src/platform/deploy/vercel.ts'
 import { tokenContext, VERIFICATION_JOB } from '../src/platform/deploy/verification.ts'
@@ -39,8 +40,8 @@ import {
 import { round, sleep } from './lib.ts'
 
 const RUNNING = ['INITIALIZING', 'QUEUED', 'BUILDING'] as const
-/** VERIFICATION_CONCURRENCY of src/platform/deploy/module.ts (not exported): poll jobs one instance runs at once. */
-const VERIFICATION_SLOTS = 50
+/** Poll jobs one instance runs at once. */
+const VERIFICATION_SLOTS = VERIFICATION_CONCURRENCY
 
 export interface Common {
   adminUrl: string

@@ -23,7 +23,7 @@ export interface DeployModuleDeps extends Omit<DeployServiceDeps, 'providers' | 
  * Polls one instance makes at once. A poll is mostly its provider request: the polls of one fetch are taken
  * in one statement and recorded in one transaction, so many slots cost few connections.
  */
-const VERIFICATION_CONCURRENCY = 200
+export const VERIFICATION_CONCURRENCY = 200
 const VERIFICATION_BATCH_SIZE = 50
 /** A poll's provider request is capped at 10 s: a job still running well after that lost its process. */
 const VERIFICATION_EXPIRY_SECONDS = 60

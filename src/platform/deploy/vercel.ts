@@ -77,7 +77,7 @@ function classify(error: unknown, notFound: boolean): null {
 }
 
 /** The value of an SDK call, or its error thrown. */
-async function valueOf<T>(result: Promise<Result<T, unknown>>): Promise<T> {
+async function answerOf<T>(result: Promise<Result<T, unknown>>): Promise<T> {
   const answered = await result
   if (!answered.ok) throw answered.error
   return answered.value
@@ -117,7 +117,7 @@ export function createVercelProvider({
 
     async account(token) {
       try {
-        const answer = await valueOf(userGetAuthUser(client(token)))
+        const answer = await answerOf(userGetAuthUser(client(token)))
         const user = answer?.user
         if (!user?.id) throw new ProviderUnavailableError('Vercel answered without the user')
         return { id: user.id, username: user.username }
@@ -129,7 +129,7 @@ export function createVercelProvider({
 
     async teams(token) {
       try {
-        const { teams } = await valueOf(teamsGetTeams(client(token), { limit: 100 }))
+        const { teams } = await answerOf(teamsGetTeams(client(token), { limit: 100 }))
         return teams.flatMap((team) =>
           'slug' in team && typeof team.slug === 'string'
             ? [{ id: team.id, slug: team.slug, name: ('name' in team && team.name) || team.slug }]
@@ -143,7 +143,7 @@ export function createVercelProvider({
     async latestSince({ token, teamScope }: ProviderScope, project: string, since: number) {
       try {
         // `since` is strict at the API: one millisecond earlier lets a deployment of the dispatch's instant in.
-        const { deployments } = await valueOf(
+        const { deployments } = await answerOf(
           deploymentsGetDeployments(client(token), {
             projectId: project,
             since: since - 1,
@@ -169,7 +169,7 @@ export function createVercelProvider({
 
     async deployment({ token, teamScope }: ProviderScope, id: string) {
       try {
-        const found = await valueOf(
+        const found = await answerOf(
           deploymentsGetDeployment(client(token), { idOrUrl: id, ...scopeOf(teamScope) }),
         )
         const full = 'url' in found ? found : undefined
