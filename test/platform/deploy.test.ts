@@ -2,7 +2,9 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { after, before, beforeEach, describe, it } from 'node:test'
 import { eq } from 'drizzle-orm'
+import type { Logger } from 'pino'
 import { sendMany } from '../../src/jobs/index.ts'
+import { createLogger } from '../../src/lib/logger.ts'
 import { deployments } from '../../src/platform/deploy/tables.ts'
 import { VERIFICATION_JOB } from '../../src/platform/deploy/verification.ts'
 import { type GitHubFake, startGitHubFake } from '../fakes/github.ts'
@@ -42,9 +44,10 @@ let onWorkflow: (repo: string) => void
 /** Another instance on the harness's database, its clock where the harness's is. */
 const startPlatformLike = (other: PlatformHarness) => harness({}, other)
 
-function harness(env: Record<string, string> = {}, other?: PlatformHarness) {
+function harness(env: Record<string, string> = {}, other?: PlatformHarness, log?: Logger) {
   return startPlatform({
     ...(other ? { databases: other.databases, clockStart: other.clock.nowMs() } : {}),
+    ...(log ? { log } : {}),
     env: {
       WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
       GITHUB_API_URL: github.url,
@@ -678,6 +681,39 @@ describe('deploy: bad input and faults', () => {
     const unknown = await call(h, owner, 'GET', '/api/deploy/providers/netlify/configured')
     assert.equal(unknown.statusCode, 404)
     assert.equal(unknown.json().code, 'DEPLOY_PROVIDER_NOT_FOUND')
+  })
+})
+
+describe('deploy: secrets', () => {
+  it('no token or generated secret reaches a log line, at debug level, in success and failure', async () => {
+    const lines: string[] = []
+    const logged = await harness(
+      {},
+      h,
+      createLogger('debug', { write: (line: string) => void lines.push(line) }),
+    )
+    try {
+      const owner = await deployer(logged)
+      const work = await createWork(logged, owner, 'Logged Deploy')
+      assert.equal((await deploy(owner, work.id, {}, logged)).statusCode, 200)
+      assert.equal((await settled(owner, work.id, logged))!.state, 'READY')
+      const failing = await createWork(logged, owner, 'Logged Failure')
+      github.failNext(
+        { method: 'PUT', path: new RegExp(`^/repos/ada/${failing.slug}-website/actions/secrets/`) },
+        { status: 422, body: { message: 'Bad request - encrypted_value is not valid' } },
+      )
+      assert.equal((await deploy(owner, failing.id, {}, logged)).statusCode, 400)
+      const cron = github.secrets(`ada/${work.slug}-website`).CRON_SECRET!
+      assert.ok(
+        lines.some((line) => line.includes('deployment poll')),
+        'the deploy was logged',
+      )
+      for (const secret of [GH_TOKEN, VERCEL_TOKEN, cron]) {
+        assert.ok(!lines.some((line) => line.includes(secret)), 'a secret reached the logs')
+      }
+    } finally {
+      await logged.close()
+    }
   })
 })
 
