@@ -243,6 +243,23 @@ describe('deploy: the pipeline and the verification', () => {
     assert.equal(row!.details.terminalState, 'TIMEOUT')
   })
 
+  it('Vercel never creating the project: every poll finds nothing, then TIMEOUT', async () => {
+    const owner = await deployer()
+    const work = await createWork(h, owner, 'Never Created')
+    onWorkflow = () => {}
+    assert.equal((await deploy(owner, work.id)).statusCode, 200)
+    const done = await settled(owner, work.id)
+    assert.equal(done!.state, 'TIMEOUT')
+    assert.equal(done!.polls, NOT_FOUND_LIMIT)
+    const asked = vercel.requests.filter(
+      (request) => request.path === '/v7/deployments' && request.query.projectId === `${work.slug}-website`,
+    )
+    assert.deepEqual(
+      asked.map((request) => request.status),
+      Array(NOT_FOUND_LIMIT).fill(404),
+    )
+  })
+
   it('a build that fails is ERROR with the provider’s reason, and a deployment.failed webhook', async () => {
     const owner = await deployer()
     const work = await createWork(h, owner, 'Broken Build')
