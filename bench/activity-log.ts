@@ -26,7 +26,7 @@ import {
   type Child,
   checkWholeNumbers,
   cpuMsOf,
-  dropDatabaseSync,
+  dropDatabaseOnSignal,
   isRunning,
   killChild,
   LOAD_OPTIONS,
@@ -427,17 +427,7 @@ interface BackendResult {
   stop: { code: number | null; signal: string | null; ms: number }
 }
 
-let dropOnSignal: string | undefined
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  // Runs before lib.ts's own handler: the database goes first; the children are killed on exit.
-  process.once(signal, () => {
-    if (dropOnSignal) {
-      process.stderr.write(`\n${signal}: dropping database ${dropOnSignal}\n`)
-      dropDatabaseSync(adminUrl, dropOnSignal)
-    }
-    process.exit(130)
-  })
-}
+const setDropOnSignal = dropDatabaseOnSignal(adminUrl)
 
 async function runBackend(backend: Backend): Promise<BackendResult> {
   const rows = rowsOverride ?? DEFAULTS[backend].rows
@@ -449,7 +439,7 @@ async function runBackend(backend: Backend): Promise<BackendResult> {
     if (backend === 'postgres') {
       dbName = `curio_bench_${randomBytes(6).toString('hex')}`
       await adminQuery(adminUrl, `create database "${dbName}"`)
-      dropOnSignal = dbName
+      setDropOnSignal(dbName)
       const url = new URL(adminUrl)
       url.pathname = `/${dbName}`
       env.BENCH_CHILD_DB_URL = url.toString()
@@ -613,7 +603,7 @@ async function runBackend(backend: Backend): Promise<BackendResult> {
           process.stdout.write(`note: could not drop database ${dbName}: ${(error as Error).message}\n`)
         },
       )
-      dropOnSignal = undefined
+      setDropOnSignal(undefined)
     }
   }
 }

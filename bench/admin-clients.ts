@@ -21,7 +21,7 @@ import {
   type Child,
   checkWholeNumbers,
   cpuMsOf,
-  dropDatabaseSync,
+  dropDatabaseOnSignal,
   isRunning,
   killChild,
   LOAD_OPTIONS,
@@ -57,17 +57,7 @@ const shownUrl = (() => {
   return url.toString()
 })()
 
-let dropOnSignal: string | undefined
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  // Runs before lib.ts's own handler: the database goes first; the children are killed on exit.
-  process.once(signal, () => {
-    if (dropOnSignal) {
-      process.stderr.write(`\n${signal}: dropping database ${dropOnSignal}\n`)
-      dropDatabaseSync(adminUrl, dropOnSignal)
-    }
-    process.exit(130)
-  })
-}
+const setDropOnSignal = dropDatabaseOnSignal(adminUrl)
 
 /** Waits for the server's JSON line on stdout (seeding takes a while); throws if the child exits first. */
 async function waitForReady(child: Child, timeoutMs = 30 * 60_000): Promise<ServerReady> {
@@ -239,7 +229,7 @@ async function main() {
   try {
     await adminQuery(adminUrl, `create database "${dbName}"`)
     created = true
-    dropOnSignal = dbName
+    setDropOnSignal(dbName)
     const url = new URL(adminUrl)
     url.pathname = `/${dbName}`
     process.stdout.write(`seeding ${clients.toLocaleString('en')} clients in database ${dbName}… `)
@@ -402,7 +392,7 @@ async function main() {
           console.error(`could not drop database ${dbName}: ${(error as Error).message}`)
         },
       )
-      dropOnSignal = undefined
+      setDropOnSignal(undefined)
     }
   }
 }

@@ -16,14 +16,18 @@ import { createPool, type Db, serviceDatabase } from '../src/db/index.ts'
 import type { App } from '../src/http/app.ts'
 import { createJobs, type JobDefinition, type Jobs } from '../src/jobs/index.ts'
 import { systemClock } from '../src/lib/clock.ts'
-import { createLogger } from '../src/lib/logger.ts'
 import type { RateLimiter } from '../src/lib/rate-limiter.ts'
 import { buildPlatformApp, type PlatformApp } from '../src/platform/app.ts'
 import { VERIFICATION_JOB } from '../src/platform/deploy/verification.ts'
-import { createRateLimiterFor, migrateAll } from '../src/runtime.ts'
+import { createRateLimiterFor } from '../src/runtime.ts'
 import { TEMPLATE_REPOSITORY } from './deploy-fakes.ts'
-import { adminQuery, cpuMsOf, REPO_ROOT, round } from './lib.ts'
-import { machineTicks, postgresCpuBetween, postgresCpuMs } from './webhooks-harness.ts'
+import { cpuMsOf, REPO_ROOT, round } from './lib.ts'
+import {
+  createPostgresDatabase,
+  machineTicks,
+  postgresCpuBetween,
+  postgresCpuMs,
+} from './webhooks-harness.ts'
 
 /** Wall-clock milliseconds with a fraction: one time line for the polls, the due times and the stand-ins. */
 export const wallNow = () => performance.timeOrigin + performance.now()
@@ -107,38 +111,8 @@ export async function startFakes(options: {
 // ---- Database and instance -------------------------------------------------------------------------
 
 /** A new database `curio_bench_deploy_<random>` at `adminUrl`, migrated; dropped by drop(). */
-export async function createDeployDatabase(adminUrl: string, onCreated: (name: string | undefined) => void) {
-  const name = `curio_bench_deploy_${randomBytes(6).toString('hex')}`
-  await adminQuery(adminUrl, `create database "${name}"`)
-  onCreated(name)
-  const url = new URL(adminUrl)
-  url.pathname = `/${name}`
-  const drop = async () => {
-    await adminQuery(adminUrl, `drop database if exists "${name}" with (force)`)
-    onCreated(undefined)
-  }
-  try {
-    const pool = createPool(url.toString(), 2, { warn: () => {} })
-    try {
-      const source = { kind: 'postgres', pool, url: url.toString() } as const
-      await migrateAll(
-        {
-          platform: serviceDatabase('platform', source),
-          directory: serviceDatabase('directory', source),
-          close: async () => {},
-        },
-        ['platform'],
-        createLogger('silent'),
-      )
-    } finally {
-      await pool.end()
-    }
-  } catch (error) {
-    await drop().catch(() => {})
-    throw error
-  }
-  return { name, url: url.toString(), drop }
-}
+export const createDeployDatabase = (adminUrl: string, onCreated: (name: string | undefined) => void) =>
+  createPostgresDatabase(adminUrl, onCreated, 'deploy')
 
 /** One verification poll job's run: when it was due (its `startAfter`), when the handler began and ended. */
 export interface PollRecord {

@@ -1,52 +1,3 @@
-/**
- * Deploying works against local stand-ins of GitHub and Vercel with their real timing rules, on Postgres:
- *
- *   1. Batch: one platform instance on a fresh database, one account with the `vercel` and `github`
- *      plugins enabled with tokens (through the API), WEBSITE_TEMPLATE_REPOSITORY a template of the GitHub
- *      stand-in whose `deploy_vercel.yaml` takes `workflow_dispatch`, `--works` works created through the
- *      API, then one `POST /api/deploy/batch` of them all with the DEPLOY_BATCH_* defaults (5 at a time,
- *      2 s between groups). Wall time against the schedule's floor ((groups - 1) pauses), CPU of this
- *      process per deploy, GitHub requests per deploy, every result `pending`. Each accepted dispatch
- *      creates the project's deployment at the Vercel stand-in (QUEUED 3 s, BUILDING 30 s, READY), which
- *      the verifications (DEPLOY_POLL_INTERVAL_MS default) poll while the batch runs.
- *   2. Verification: another instance on a fresh database with DEPLOY_POLL_INTERVAL_MS `--interval`,
- *      `--verifications` deployments written as deploy() writes them and their verification started in the
- *      same transaction (services.verification.start), each with a Vercel deployment that stays BUILDING,
- *      so every poll is a real one. First polls due evenly over one interval (`--start spread`) or all at
- *      once (`burst`). Over `--duration` s after a warm-up: polls per second, CPU of this process per poll,
- *      Postgres CPU (the whole server, and the bench database's backends alone) and transactions, and each
- *      poll's lateness: its handler's start minus the time it was due (the startAfter it was queued with,
- *      i.e. its next_poll_at); the stand-in's view too (gap between two requests of one deployment minus
- *      the interval). Also: poll jobs running at once against the queue's concurrency, queries waiting
- *      for a pool connection, and this process's event loop delay.
- *   3. One poll, part by part: a third instance polling every hour (so no poll job runs), 100 deployments,
- *      and each part of a poll run `--part-ops` times (x4 for the quick ones), 10 at a time, measured alone
- *      as CPU of this process and of the database's backends, net of the idle instance's own use: taking
- *      the poll (and the same statement through pg without the ORM), opening the token, asking Vercel
- *      through @vercel/sdk (and the same request through fetch, and undici.request), writing the state and
- *      queueing the next poll (and without the job), the log line at LOG_LEVEL=info, the whole
- *      verification.poll(), and pg-boss's fetch and completion of a job. Vercel is reached without the
- *      proxy's wait there, so each part keeps the process busy as the polling run does.
- *
- * The stand-ins run in a child process (bench/deploy-fakes.ts), so their CPU is not counted as ours; each
- * is reached through a proxy that holds every request `--github-latency` / `--vercel-latency` ms (uniform
- * in `min-max`; 0 for none).
- *
- * Targets (the issue): each poll under 1 ms of our CPU; no poll late by more than one interval; the batch
- * close to its floor.
- *
- *   npm run bench:deploy [-- --only batch|verify|parts] [-- --works 100] [-- --verifications 500]
- *     [-- --interval 1000] [-- --duration 30] [-- --warmup 3] [-- --start spread|burst|both]
- *     [-- --github-latency 30-80] [-- --vercel-latency 30-80] [-- --log-level warn] [-- --part-ops 500]
- *     [-- --pool N (DATABASE_POOL_SIZE)]
- *     [-- --poll-slots N (an experiment: the verification queue's concurrency instead of the module's 50)]
- *
- * Postgres: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres). CPU figures are
- * CPU time, but they grow when the machine is shared: the load average is printed at start and end.
- * `node --cpu-prof --cpu-prof-dir=<dir> bench/deploy.ts …` profiles the platform (the stand-ins' process
- * is not profiled).
- */
-import { spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { parseArgs } from 'node:util'
 import { createLogger } from '../src/lib/logger.ts'
@@ -61,7 +12,15 @@ import {
   type PartsResult,
   type VerificationResult,
 } from './deploy-runs.ts'
-import { checkWholeNumbers, dropDatabaseSync, machine, REPO_ROOT, round, table, writeResults } from './lib.ts'
+import {
+  checkWholeNumbers,
+  codeVersion,
+  dropDatabaseOnSignal,
+  machine,
+  round,
+  table,
+  writeResults,
+} from './lib.ts'
 
 /** The issue's targets. */
 const TARGET_CPU_MS_PER_POLL = 1
@@ -120,27 +79,7 @@ if (!['spread', 'burst', 'both'].includes(settings.start))
 
 const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 
-let dropOnSignal: string | undefined
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    if (dropOnSignal) {
-      process.stderr.write(`\n${signal}: dropping database ${dropOnSignal}\n`)
-      dropDatabaseSync(adminUrl, dropOnSignal)
-    }
-    process.exit(130)
-  })
-}
-
-/** What was measured: the commit, and files changed under src/ since (another engineer may be editing). */
-function codeVersion() {
-  const git = (...args: string[]) =>
-    spawnSync('git', ['-C', REPO_ROOT, ...args], { encoding: 'utf8' }).stdout?.trim() ?? ''
-  const changed = git('status', '--porcelain', '--', 'src')
-  return {
-    head: git('rev-parse', '--short', 'HEAD'),
-    uncommittedSrcFiles: changed ? changed.split('\n').length : 0,
-  }
-}
+const setDropOnSignal = dropDatabaseOnSignal(adminUrl)
 
 const machineBefore = machine()
 const code = codeVersion()
@@ -154,7 +93,7 @@ const common: Common = {
   encryptionKey: randomBytes(32).toString('hex'),
   log: createLogger(settings.logLevel, process.stderr),
   onDatabase: (name) => {
-    dropOnSignal = name
+    setDropOnSignal(name)
   },
   pollSlots: settings.pollSlots,
   poolSize: settings.poolSize,

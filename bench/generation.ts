@@ -1,24 +1,3 @@
-/**
- * AI generation of a work's items, end to end in one process: the real platform app (built as `npm start`
- * builds it, requests through inject), its `work-generation` job on pg-boss, and the OpenAI stand-in of
- * test/fakes answering 1,000 items at once behind a timing proxy.
- *
- *   1. one generation at a time, 2 warm-ups then 10 measured runs, on PGlite in memory and on a fresh
- *      Postgres database: OUR side of a run = the job's handler, from pg-boss handing it over to its
- *      return (the run COMPLETED, its items stored and committed), minus the stand-in's exchange as the
- *      proxy saw it. pg-boss' polling wait is shown apart and counted nowhere.
- *   2. this process' peak RSS and heap over the measured runs against a baseline taken just before them.
- *   3. on Postgres: 20 works over 4 accounts, 20 concurrent POST /api/works/:id/generate spread over 2
- *      instances on the one database, then a bounded wait until every run has ended.
- *
- * Postgres: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres); skipped, saying so,
- * when it does not answer. Run with --expose-gc (the npm script does) for a steadier memory baseline.
- *
- *   npm run bench:generation [-- --db embedded|postgres|both] [-- --runs 10] [-- --warmups 2]
- *     [-- --works 20] [-- --accounts 4] [-- --instances 2] [-- --timeout 60] [-- --poll 2]
- *     [-- --concurrency N (GENERATION_CONCURRENCY; the setting's default otherwise)] [-- --same-work]
- */
-import { spawnSync } from 'node:child_process'
 import { parseArgs } from 'node:util'
 import pg from 'pg'
 import { startOpenAiFake } from '../test/fakes/openai.ts'
@@ -36,7 +15,7 @@ import {
 } from './generation-harness.ts'
 import { type GenerationReport, printReport } from './generation-report.ts'
 import { measureSequential, type SequentialResult } from './generation-runs.ts'
-import { checkWholeNumbers, dropDatabaseSync, machine, REPO_ROOT, writeResults } from './lib.ts'
+import { checkWholeNumbers, codeVersion, dropDatabaseOnSignal, machine, writeResults } from './lib.ts'
 
 const ITEMS = 1000
 
@@ -101,16 +80,7 @@ async function postgresVersion(): Promise<string | null> {
   }
 }
 
-let dropOnSignal: string | undefined
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    if (dropOnSignal) {
-      process.stderr.write(`\n${signal}: dropping database ${dropOnSignal}\n`)
-      dropDatabaseSync(adminUrl, dropOnSignal)
-    }
-    process.exit(130)
-  })
-}
+const setDropOnSignal = dropDatabaseOnSignal(adminUrl)
 
 /** The work a chat request is about: its user message starts `Directory: <work name>`. */
 function workNameOf(body: string): string | undefined {
@@ -130,17 +100,6 @@ if (wanted === 'postgres' && !postgres) {
   throw new Error(`--db postgres: no Postgres answers at ${shownUrl} (set BENCH_DATABASE_URL)`)
 }
 const backends: Backend[] = wanted === 'both' ? ['embedded', 'postgres'] : [wanted as Backend]
-
-/** What was measured: the commit, and files changed under src/ since (another engineer may be editing). */
-function codeVersion() {
-  const git = (...args: string[]) =>
-    spawnSync('git', ['-C', REPO_ROOT, ...args], { encoding: 'utf8' }).stdout?.trim() ?? ''
-  const changed = git('status', '--porcelain', '--', 'src')
-  return {
-    head: git('rev-parse', '--short', 'HEAD'),
-    uncommittedSrcFiles: changed ? changed.split('\n').length : 0,
-  }
-}
 
 const machineBefore = machine()
 const code = codeVersion()
@@ -166,7 +125,7 @@ try {
         backend === 'embedded'
           ? await openEmbedded()
           : await openPostgres(adminUrl, (name) => {
-              dropOnSignal = name
+              setDropOnSignal(name)
             })
       const options = {
         openaiApiUrl: proxy.url,
@@ -195,7 +154,7 @@ try {
       await database?.close().catch((error: unknown) => {
         process.stdout.write(`\nnote: could not close ${backend}: ${(error as Error).message}\n`)
       })
-      dropOnSignal = undefined
+      setDropOnSignal(undefined)
     }
   }
 } finally {

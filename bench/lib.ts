@@ -367,6 +367,37 @@ export function dropDatabaseSync(adminUrl: string, name: string) {
   })
 }
 
+/**
+ * Drops the bench's database when the run is interrupted (SIGINT, SIGTERM), then exits 130. Answers the
+ * setter of the database to drop: the name once created, undefined once dropped.
+ */
+export function dropDatabaseOnSignal(adminUrl: string): (name: string | undefined) => void {
+  let current: string | undefined
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      if (current) {
+        process.stderr.write(`\n${signal}: dropping database ${current}\n`)
+        dropDatabaseSync(adminUrl, current)
+      }
+      process.exit(130)
+    })
+  }
+  return (name) => {
+    current = name
+  }
+}
+
+/** What was measured: the commit, and files changed under src/ since (another engineer may be editing). */
+export function codeVersion() {
+  const git = (...args: string[]) =>
+    spawnSync('git', ['-C', REPO_ROOT, ...args], { encoding: 'utf8' }).stdout?.trim() ?? ''
+  const changed = git('status', '--porcelain', '--', 'src')
+  return {
+    head: git('rev-parse', '--short', 'HEAD'),
+    uncommittedSrcFiles: changed ? changed.split('\n').length : 0,
+  }
+}
+
 /** Headers that describe the connection or the framing, not the answer: node sets its own. */
 export const HOP_BY_HOP = new Set([
   'date',

@@ -290,14 +290,24 @@ export async function waitDrained(
   return null
 }
 
-/** A new database `curio_bench_webhooks_<random>` on the server at `adminUrl`, migrated; dropped by drop(). */
-export async function createPostgresDatabase(adminUrl: string, onCreated: (name: string) => void) {
-  const name = `curio_bench_webhooks_${randomBytes(6).toString('hex')}`
+/**
+ * A new database `curio_bench_<bench>_<random>` on the server at `adminUrl` with the platform migrated,
+ * dropped by drop(); `onCreated` is told its name, and undefined once dropped.
+ */
+export async function createPostgresDatabase(
+  adminUrl: string,
+  onCreated: (name: string | undefined) => void,
+  bench = 'webhooks',
+) {
+  const name = `curio_bench_${bench}_${randomBytes(6).toString('hex')}`
   await adminQuery(adminUrl, `create database "${name}"`)
   onCreated(name)
   const url = new URL(adminUrl)
   url.pathname = `/${name}`
-  const drop = () => adminQuery(adminUrl, `drop database if exists "${name}" with (force)`)
+  const drop = async () => {
+    await adminQuery(adminUrl, `drop database if exists "${name}" with (force)`)
+    onCreated(undefined)
+  }
   try {
     const pool = createPool(url.toString(), 2, { warn: () => {} })
     try {

@@ -1,31 +1,14 @@
-/**
- * Outbound webhook delivery under load: one account, `--events` works and `--subscriptions` account-wide
- * subscriptions to a local receiver (a worker thread of this process that answers 204, counts every
- * delivery id and checks every signature), then one `WorkCreated` per work through the event bus in a
- * transaction each, so the webhooks listener writes the deliveries and their jobs as the outbox does.
- *
- *   1. Postgres (a fresh database, dropped after), one instance in this process built as `npm start`
- *      builds it: the fan-out's time with the delivery jobs held, then the drain from letting them through
- *      to every delivery `succeeded`: deliveries per second (target >= 1,000), the receiver's count, its
- *      duplicates and bad signatures, CPU of this process and of Postgres.
- *   2. Crash, on Postgres: the same load in a child process, SIGKILLed once `--kill-at` of the deliveries
- *      have arrived; a new child on the same database with its clock WEBHOOK_TIMEOUT_MS + 35 s ahead (past
- *      the lease of the attempts in flight, which its start-up recovery then queues again) drains the rest.
- *      Every delivery must arrive at least once; duplicates are counted (target < 1%).
- *   3. Embedded PGlite in memory: the drain of (1) in this process.
- *
- * Postgres: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres); skipped, saying so,
- * when it does not answer.
- *
- *   npm run bench:webhooks [-- --db embedded|postgres|both] [-- --events 1000] [-- --subscriptions 25]
- *     [-- --concurrency N (WEBHOOK_CONCURRENCY)] [-- --pool N (DATABASE_POOL_SIZE)] [-- --poll 2]
- *     [-- --no-crash] [-- --kill-at 0.5] [-- --timeout 300 (drain deadline, s)] [-- --crash-timeout 180]
- *     [-- --slow-subscriptions 0 (of them answer after --slow-ms 1000: a slow endpoint among fast ones)]
- */
-import { spawnSync } from 'node:child_process'
 import { parseArgs } from 'node:util'
 import pg from 'pg'
-import { checkWholeNumbers, dropDatabaseSync, machine, REPO_ROOT, round, table, writeResults } from './lib.ts'
+import {
+  checkWholeNumbers,
+  codeVersion,
+  dropDatabaseOnSignal,
+  machine,
+  round,
+  table,
+  writeResults,
+} from './lib.ts'
 import { startReceiver } from './webhooks-receiver.ts'
 import {
   type CrashResult,
@@ -105,30 +88,7 @@ async function postgresVersion(): Promise<string | null> {
   }
 }
 
-let dropOnSignal: string | undefined
-const onDatabase = (name: string | undefined) => {
-  dropOnSignal = name
-}
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    if (dropOnSignal) {
-      process.stderr.write(`\n${signal}: dropping database ${dropOnSignal}\n`)
-      dropDatabaseSync(adminUrl, dropOnSignal)
-    }
-    process.exit(130)
-  })
-}
-
-/** What was measured: the commit, and files changed under src/ since (another engineer may be editing). */
-function codeVersion() {
-  const git = (...args: string[]) =>
-    spawnSync('git', ['-C', REPO_ROOT, ...args], { encoding: 'utf8' }).stdout?.trim() ?? ''
-  const changed = git('status', '--porcelain', '--', 'src')
-  return {
-    head: git('rev-parse', '--short', 'HEAD'),
-    uncommittedSrcFiles: changed ? changed.split('\n').length : 0,
-  }
-}
+const onDatabase = dropDatabaseOnSignal(adminUrl)
 
 const postgres = await postgresVersion()
 const wanted = values.db ?? 'both'
