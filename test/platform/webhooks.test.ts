@@ -68,6 +68,29 @@ async function deliveries(account: Account) {
   }[]
 }
 
+/** A delivery written as the fan-out writes one (its job is the test's to send). */
+async function pendingDelivery(
+  owner: Account,
+  subscriptionId: string,
+  fields: { body?: string; attempts?: number } = {},
+) {
+  const now = new Date()
+  const [row] = await h.databases.platform.db
+    .insert(webhookDeliveries)
+    .values({
+      userId: owner.userId,
+      subscriptionId,
+      event: 'work.created',
+      body: fields.body ?? '{"event":"work.created"}',
+      status: 'pending',
+      attempts: fields.attempts ?? 0,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning()
+  return row!
+}
+
 const settled = (account: Account, count: number) =>
   eventually(
     () => deliveries(account),
@@ -420,22 +443,9 @@ describe('webhooks: deliveries', () => {
       .update(webhookSubscriptions)
       .set({ consecutiveFailures: 0 })
       .where(eq(webhookSubscriptions.id, created.id))
-    const now = new Date()
-    const [pending] = await h.databases.platform.db
-      .insert(webhookDeliveries)
-      .values({
-        userId: owner.userId,
-        subscriptionId: created.id,
-        event: 'work.created',
-        body: '{"event":"work.created"}',
-        status: 'pending',
-        attempts: 1,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning()
+    const pending = await pendingDelivery(owner, created.id, { attempts: 1 })
     await call(h, owner, 'PATCH', `/api/webhooks/${created.id}`, { status: 'paused' })
-    await h.jobs.send(WEBHOOK_DELIVERY_JOB, { deliveryId: pending!.id })
+    await h.jobs.send(WEBHOOK_DELIVERY_JOB, { deliveryId: pending.id })
     const [delivery] = await eventually(
       () => deliveries(owner),
       (list) => list[0]?.status === 'cancelled',
@@ -477,20 +487,10 @@ describe('webhooks: deliveries', () => {
     const owner = await register(h, 'hooks')
     const target = await receiver()
     const created = await subscribe(owner, target.url)
-    const now = new Date()
-    const [big] = await h.databases.platform.db
-      .insert(webhookDeliveries)
-      .values({
-        userId: owner.userId,
-        subscriptionId: created.id,
-        event: 'work.created',
-        body: JSON.stringify({ event: 'work.created', padding: 'x'.repeat(1024 * 1024) }),
-        status: 'pending',
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning()
-    await h.jobs.send(WEBHOOK_DELIVERY_JOB, { deliveryId: big!.id })
+    const big = await pendingDelivery(owner, created.id, {
+      body: JSON.stringify({ event: 'work.created', padding: 'x'.repeat(1024 * 1024) }),
+    })
+    await h.jobs.send(WEBHOOK_DELIVERY_JOB, { deliveryId: big.id })
     const [delivery] = await settled(owner, 1)
     assert.equal(delivery!.lastOutcome, 'payload_too_large')
     assert.equal(delivery!.status, 'failed')
@@ -624,31 +624,19 @@ describe('webhooks: two instances on one database', () => {
     const owner = await register(h, 'hooks')
     const target = await receiver()
     const created = await subscribe(owner, target.url)
-    const now = new Date()
-    const [pending] = await h.databases.platform.db
-      .insert(webhookDeliveries)
-      .values({
-        userId: owner.userId,
-        subscriptionId: created.id,
-        event: 'work.created',
-        body: '{"event":"work.created"}',
-        status: 'pending',
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning()
+    const pending = await pendingDelivery(owner, created.id)
     // Three jobs in one statement: the worker takes them in one fetch and claims them in one statement.
     await sendMany(h.jobs, WEBHOOK_DELIVERY_JOB, [
-      { deliveryId: pending!.id },
-      { deliveryId: pending!.id },
+      { deliveryId: pending.id },
+      { deliveryId: pending.id },
       { deliveryId: 'not-a-delivery' },
-      { deliveryId: pending!.id },
+      { deliveryId: pending.id },
     ])
     const [delivery] = await settled(owner, 1)
     assert.equal(delivery!.status, 'succeeded')
     assert.equal(delivery!.attempts, 1)
     await eventually(
-      () => h.jobs.boss.findJobs(WEBHOOK_DELIVERY_JOB, { data: { deliveryId: pending!.id } }),
+      () => h.jobs.boss.findJobs(WEBHOOK_DELIVERY_JOB, { data: { deliveryId: pending.id } }),
       (jobs) => jobs.length === 3 && jobs.every((job) => job.state === 'completed'),
     )
     assert.equal(target.received.length, 1)
