@@ -10,6 +10,7 @@ import { appOrigins, createOriginCheck } from './auth/origin.ts'
 import { createSessionService } from './auth/sessions.ts'
 import { categoriesModule } from './categories/module.ts'
 import { clientsModule } from './clients/module.ts'
+import { favoritesModule } from './favorites/module.ts'
 import { DirectoryError } from './http/schemas.ts'
 import { rolesModule } from './roles/module.ts'
 import { usersModule } from './users/module.ts'
@@ -71,6 +72,7 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
       { name: 'auth', description: 'Accounts, sessions and the current user' },
       { name: 'categories', description: 'Admin categories and their order' },
       { name: 'clients', description: 'Admin management of client profiles' },
+      { name: 'favorites', description: 'A signed-in user’s favorite items' },
       { name: 'roles', description: 'Admin roles and their permissions' },
       { name: 'users', description: 'Admin management of users' },
     ],
@@ -102,11 +104,13 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
   })
   const users = usersModule({ db, clock, accounts, profiles: clients.profiles, roles: roles.roles })
   const categories = categoriesModule({ db, clock, config })
+  const favorites = favoritesModule({ db, clock })
 
-  installModules(app, [auth.module, users.module, categories.module, roles.module, clients.module], {
-    jobs,
-    notifications: createNotifications(database.source, log),
-  })
+  installModules(
+    app,
+    [auth.module, users.module, categories.module, roles.module, clients.module, favorites.module],
+    { jobs, notifications: createNotifications(database.source, log) },
+  )
 
   return { app }
 }

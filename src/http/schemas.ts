@@ -243,6 +243,8 @@ const EXAMPLES: Partial<Record<ErrorCode, Omit<ErrorExample, 'code'>>> = {
   GIT_NOT_CONFIGURED: { message: 'Data repository or Git token not configured' },
   GIT_HOST_ERROR: { message: 'The Git host could not be reached while reading the repository' },
   GIT_AUTH_FAILED: { message: 'The Git host refused the token' },
+  FAVORITE_EXISTS: { message: 'This item is already in your favorites' },
+  FAVORITE_NOT_FOUND: { message: 'This item is not in your favorites' },
   GIT_REPO_NOT_FOUND: { message: 'The data repository was not found on the Git host' },
   GIT_FILE_INVALID: { message: 'categories.json in the data repository is not a JSON array of {id, name}' },
   GIT_FILE_CHANGED: { message: 'categories.json kept changing in the data repository; try again' },

@@ -152,6 +152,10 @@ export const ERROR_CODES = {
   GIT_REPO_NOT_FOUND: [502, 'The data repository was not found on the Git host.'],
   GIT_FILE_INVALID: [502, 'The categories file in the data repository is not a readable file.'],
   GIT_FILE_CHANGED: [409, 'The categories file kept changing in the data repository; try again.'],
+
+  // Directory: favorites.
+  FAVORITE_EXISTS: [409, 'The item is already in your favorites.'],
+  FAVORITE_NOT_FOUND: [404, 'The item is not in your favorites.'],
 } as const satisfies Record<string, readonly [number, string]>
 
 export type ErrorCode = keyof typeof ERROR_CODES
