@@ -11,6 +11,7 @@ import { createSessionService } from './auth/sessions.ts'
 import { categoriesModule } from './categories/module.ts'
 import { clientsModule } from './clients/module.ts'
 import { favoritesModule } from './favorites/module.ts'
+import { featuredModule } from './featured/module.ts'
 import { DirectoryError } from './http/schemas.ts'
 import { rolesModule } from './roles/module.ts'
 import { usersModule } from './users/module.ts'
@@ -73,6 +74,7 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
       { name: 'categories', description: 'Admin categories and their order' },
       { name: 'clients', description: 'Admin management of client profiles' },
       { name: 'favorites', description: 'A signed-in user’s favorite items' },
+      { name: 'featured-items', description: 'The featured shelf and its admin entries' },
       { name: 'roles', description: 'Admin roles and their permissions' },
       { name: 'users', description: 'Admin management of users' },
     ],
@@ -105,10 +107,19 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
   const users = usersModule({ db, clock, accounts, profiles: clients.profiles, roles: roles.roles })
   const categories = categoriesModule({ db, clock, config })
   const favorites = favoritesModule({ db, clock })
+  const featured = featuredModule({ db, clock })
 
   installModules(
     app,
-    [auth.module, users.module, categories.module, roles.module, clients.module, favorites.module],
+    [
+      auth.module,
+      users.module,
+      categories.module,
+      roles.module,
+      clients.module,
+      favorites.module,
+      featured.module,
+    ],
     { jobs, notifications: createNotifications(database.source, log) },
   )
 

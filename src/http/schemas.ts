@@ -243,8 +243,13 @@ const EXAMPLES: Partial<Record<ErrorCode, Omit<ErrorExample, 'code'>>> = {
   GIT_NOT_CONFIGURED: { message: 'Data repository or Git token not configured' },
   GIT_HOST_ERROR: { message: 'The Git host could not be reached while reading the repository' },
   GIT_AUTH_FAILED: { message: 'The Git host refused the token' },
+  USER_ROLE_PROTECTED: {
+    message: 'The user role, which every new account gets, cannot be deleted (it can be made inactive)',
+  },
   FAVORITE_EXISTS: { message: 'This item is already in your favorites' },
   FAVORITE_NOT_FOUND: { message: 'This item is not in your favorites' },
+  FEATURED_ITEM_NOT_FOUND: { message: 'No featured item has this id' },
+  FEATURED_ITEMS_UNAVAILABLE: { message: 'Failed to fetch featured items' },
   GIT_REPO_NOT_FOUND: { message: 'The data repository was not found on the Git host' },
   GIT_FILE_INVALID: { message: 'categories.json in the data repository is not a JSON array of {id, name}' },
   GIT_FILE_CHANGED: { message: 'categories.json kept changing in the data repository; try again' },

@@ -139,6 +139,7 @@ export const ERROR_CODES = {
   ROLE_NOT_FOUND: [404, 'No role has this id.'],
   ROLE_EXISTS: [409, 'A role with this name exists.'],
   ADMIN_ROLE_PROTECTED: [400, 'The admin role cannot be deleted, deactivated or lose admin rights.'],
+  USER_ROLE_PROTECTED: [400, 'The user role, which every new account gets, cannot be deleted for good.'],
   INVALID_PERMISSIONS: [400, 'Unknown permissions were sent; `details` lists them.'],
   CLIENT_NOT_FOUND: [404, 'No client has this id.'],
   CLIENT_EXISTS: [409, 'A client with this email exists.'],
@@ -156,6 +157,11 @@ export const ERROR_CODES = {
   // Directory: favorites.
   FAVORITE_EXISTS: [409, 'The item is already in your favorites.'],
   FAVORITE_NOT_FOUND: [404, 'The item is not in your favorites.'],
+  FEATURED_ITEM_NOT_FOUND: [404, 'No featured item has this id.'],
+  FEATURED_ITEMS_UNAVAILABLE: [
+    500,
+    'The featured shelf could not be read (SPEC.md: `Failed to fetch featured items`).',
+  ],
 } as const satisfies Record<string, readonly [number, string]>
 
 export type ErrorCode = keyof typeof ERROR_CODES

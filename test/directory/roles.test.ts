@@ -477,6 +477,19 @@ describe('admin roles: errors', () => {
     assert.equal(adminRole.isAdmin, true)
     assert.equal((await call('GET', '/api/admin/roles/stats')).statusCode, 200, 'the admin is still an admin')
   })
+
+  it('the user role cannot be deleted for good: sign-up keeps working', async () => {
+    const hard = await call('DELETE', '/api/admin/roles/user?hard=true')
+    assert.equal(hard.statusCode, 400)
+    assert.equal(hard.json().code, 'USER_ROLE_PROTECTED')
+    const registered = await h.app.inject({
+      method: 'POST',
+      url: '/api/auth/register',
+      remoteAddress: randomAddress(),
+      payload: { email: uniqueEmail(), password: 'a good password', name: 'Newcomer' },
+    })
+    assert.equal(registered.statusCode, 201, registered.body)
+  })
 })
 
 describe('admin roles: security', () => {

@@ -167,13 +167,19 @@ export function roleRoutes(app: App, { roles }: { roles: RoleService }) {
         summary: 'Delete a role',
         description:
           'With `hard=true` the role is deleted for good and its users lose it; otherwise it is marked ' +
-          `inactive. The seeded \`admin\` role cannot be deleted (400).`,
+          'inactive. The seeded `admin` role cannot be deleted (400 `ADMIN_ROLE_PROTECTED`), nor the `user` ' +
+          'role every new account gets, for good (400 `USER_ROLE_PROTECTED`; it may be made inactive).',
         params: RoleParams,
         querystring: DeleteRoleQuery,
         response: {
           200: RoleDeleted,
           ...errors(
-            [400, invalidField('query.hard', 'must be true or false'), 'ADMIN_ROLE_PROTECTED'],
+            [
+              400,
+              invalidField('query.hard', 'must be true or false'),
+              'ADMIN_ROLE_PROTECTED',
+              'USER_ROLE_PROTECTED',
+            ],
             401,
             WRITE_403,
             [404, 'ROLE_NOT_FOUND'],

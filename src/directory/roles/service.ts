@@ -14,7 +14,7 @@ import {
   type ROLE_SORT_FIELDS,
   type Role,
 } from './schemas.ts'
-import { ADMIN_ROLE_ID, type RoleStatus, roles } from './tables.ts'
+import { ADMIN_ROLE_ID, type RoleStatus, roles, USER_ROLE_ID } from './tables.ts'
 
 export interface RoleListQuery extends Page {
   status?: RoleStatus
@@ -181,6 +181,13 @@ export function createRoleService({ db, clock }: RoleServiceDeps) {
     async remove(id: string, hard: boolean): Promise<{ hard: boolean }> {
       if (id === ADMIN_ROLE_ID) {
         throw badRequest('The admin role cannot be deleted', 'ADMIN_ROLE_PROTECTED')
+      }
+      // Every new account gets it: without it, sign-up and client creation could not make accounts.
+      if (id === USER_ROLE_ID && hard) {
+        throw badRequest(
+          'The user role, which every new account gets, cannot be deleted (it can be made inactive)',
+          'USER_ROLE_PROTECTED',
+        )
       }
       const changed = hard
         ? await db.delete(roles).where(eq(roles.id, id)).returning({ id: roles.id })

@@ -1,0 +1,193 @@
+import { asc, desc, eq } from 'drizzle-orm'
+import type { Db, DbOrTx } from '../../db/index.ts'
+import { createInvalidatedCache, type InvalidatedCache } from '../../db/invalidated-cache.ts'
+import { notify } from '../../db/notifications.ts'
+import { pageOfRows } from '../../db/queries.ts'
+import type { Clock } from '../../lib/clock.ts'
+import { invalidInput, notFound } from '../../lib/errors.ts'
+import { isUuid } from '../../lib/ids.ts'
+import type { PageOf } from '../../lib/pagination.ts'
+import { CONTENT_CHANGED_CHANNEL } from '../categories/cache.ts'
+import type {
+  CreateFeaturedBody,
+  FeaturedItem,
+  FeaturedListQuery,
+  ShelfQuery,
+  UpdateFeaturedBody,
+} from './schemas.ts'
+import { featuredItems } from './tables.ts'
+
+export const FEATURED_CONTENT = 'featured-items'
+const ACTIVE = 'active'
+
+type Row = typeof featuredItems.$inferSelect
+
+const featuredOf = (row: Row): FeaturedItem => ({
+  id: row.id,
+  itemSlug: row.itemSlug,
+  itemName: row.itemName,
+  itemDescription: row.itemDescription,
+  itemIconUrl: row.itemIconUrl,
+  itemImageUrl: row.itemImageUrl,
+  featuredOrder: row.featuredOrder,
+  isActive: row.isActive,
+  featuredAt: row.featuredAt.toISOString(),
+  featuredUntil: row.featuredUntil?.toISOString() ?? null,
+  createdAt: row.createdAt.toISOString(),
+  updatedAt: row.updatedAt?.toISOString() ?? null,
+})
+
+/** SPEC.md's shelf order: `featuredOrder` descending, then `featuredAt` descending. */
+const shelfOrder = [desc(featuredItems.featuredOrder), desc(featuredItems.featuredAt), asc(featuredItems.id)]
+
+const notFeatured = () => notFound('No featured item has this id', 'FEATURED_ITEM_NOT_FOUND')
+
+/**
+ * The active entries in shelf order, each instance's own: every featured-items write notifies
+ * `CONTENT_CHANGED_CHANNEL` with `featured-items` in its transaction, and each instance clears on it.
+ * Expiry is applied when read, so a cached shelf never shows an entry past its `featuredUntil`.
+ */
+export function createFeaturedCache(clock: Pick<Clock, 'nowMs'>): InvalidatedCache<FeaturedItem[]> {
+  return createInvalidatedCache<FeaturedItem[]>({
+    channel: CONTENT_CHANGED_CHANNEL,
+    invalidates: (payload) => (payload === FEATURED_CONTENT ? 'all' : 'none'),
+    clock,
+  })
+}
+
+/** Featured items: the admin's entries and the public shelf, served from the content cache. */
+export function createFeaturedService({
+  db,
+  clock,
+  cache,
+}: {
+  db: Db
+  clock: Clock
+  cache: InvalidatedCache<FeaturedItem[]>
+}) {
+  /** Runs a write and tells every instance, this one at once, that featured items changed. */
+  async function write<T>(work: (tx: DbOrTx) => Promise<T>): Promise<T> {
+    const result = await db.transaction(async (tx) => {
+      const value = await work(tx)
+      await notify(tx, CONTENT_CHANGED_CHANNEL, FEATURED_CONTENT)
+      return value
+    })
+    cache.clear()
+    return result
+  }
+
+  /** `featuredUntil` must come after `featuredAt`: an entry that leaves before it arrives is a mistake. */
+  function checkWindow(featuredAt: Date, featuredUntil: Date | null) {
+    if (featuredUntil && featuredUntil.getTime() <= featuredAt.getTime()) {
+      throw invalidInput('body.featuredUntil', 'must be after featuredAt')
+    }
+  }
+
+  async function find(id: string): Promise<Row> {
+    if (!isUuid(id)) throw notFeatured()
+    const [row] = await db.select().from(featuredItems).where(eq(featuredItems.id, id))
+    if (!row) throw notFeatured()
+    return row
+  }
+
+  return {
+    list(query: FeaturedListQuery): Promise<PageOf<FeaturedItem>> {
+      const where =
+        query.isActive === undefined ? undefined : eq(featuredItems.isActive, query.isActive === 'true')
+      return pageOfRows(db, featuredItems, query, { where, orderBy: shelfOrder, map: featuredOf })
+    },
+
+    async get(id: string): Promise<FeaturedItem> {
+      return featuredOf(await find(id))
+    },
+
+    async create(body: CreateFeaturedBody): Promise<FeaturedItem> {
+      const now = clock.now()
+      const featuredAt = body.featuredAt ? new Date(body.featuredAt) : now
+      const featuredUntil = body.featuredUntil ? new Date(body.featuredUntil) : null
+      checkWindow(featuredAt, featuredUntil)
+      const [row] = await write((tx) =>
+        tx
+          .insert(featuredItems)
+          .values({
+            itemSlug: body.itemSlug,
+            itemName: body.itemName,
+            itemDescription: body.itemDescription ?? null,
+            itemIconUrl: body.itemIconUrl ?? null,
+            itemImageUrl: body.itemImageUrl ?? null,
+            featuredOrder: body.featuredOrder ?? 0,
+            isActive: body.isActive ?? true,
+            featuredAt,
+            featuredUntil,
+            createdAt: now,
+            updatedAt: null,
+          })
+          .returning(),
+      )
+      return featuredOf(row!)
+    },
+
+    async update(id: string, body: UpdateFeaturedBody): Promise<FeaturedItem> {
+      const current = await find(id)
+      const featuredAt = body.featuredAt ? new Date(body.featuredAt) : current.featuredAt
+      const featuredUntil =
+        body.featuredUntil === undefined
+          ? current.featuredUntil
+          : body.featuredUntil === null
+            ? null
+            : new Date(body.featuredUntil)
+      checkWindow(featuredAt, featuredUntil)
+      const [row] = await write((tx) =>
+        tx
+          .update(featuredItems)
+          .set({
+            ...(body.itemSlug === undefined ? {} : { itemSlug: body.itemSlug }),
+            ...(body.itemName === undefined ? {} : { itemName: body.itemName }),
+            ...(body.itemDescription === undefined ? {} : { itemDescription: body.itemDescription }),
+            ...(body.itemIconUrl === undefined ? {} : { itemIconUrl: body.itemIconUrl }),
+            ...(body.itemImageUrl === undefined ? {} : { itemImageUrl: body.itemImageUrl }),
+            ...(body.featuredOrder === undefined ? {} : { featuredOrder: body.featuredOrder }),
+            ...(body.isActive === undefined ? {} : { isActive: body.isActive }),
+            featuredAt,
+            featuredUntil,
+            updatedAt: clock.now(),
+          })
+          .where(eq(featuredItems.id, id))
+          .returning(),
+      )
+      if (!row) throw notFeatured()
+      return featuredOf(row)
+    },
+
+    async delete(id: string): Promise<void> {
+      if (!isUuid(id)) throw notFeatured()
+      const removed = await write((tx) =>
+        tx.delete(featuredItems).where(eq(featuredItems.id, id)).returning({ id: featuredItems.id }),
+      )
+      if (removed.length === 0) throw notFeatured()
+    },
+
+    /** SPEC.md's public shelf: active entries, not past `featuredUntil` unless `includeExpired`, in order. */
+    async shelf(query: ShelfQuery): Promise<FeaturedItem[]> {
+      const active = await cache.get(ACTIVE, async () =>
+        (
+          await db
+            .select()
+            .from(featuredItems)
+            .where(eq(featuredItems.isActive, true))
+            .orderBy(...shelfOrder)
+        ).map(featuredOf),
+      )
+      const now = clock.nowMs()
+      const showing =
+        query.includeExpired === 'true'
+          ? active
+          : active.filter(
+              (item) => item.featuredUntil === null || new Date(item.featuredUntil).getTime() > now,
+            )
+      return showing.slice(0, query.limit)
+    },
+  }
+}
+
+export type FeaturedService = ReturnType<typeof createFeaturedService>
