@@ -134,6 +134,13 @@ describe('favorites', () => {
         .sort(),
       ['body.itemName', 'body.itemSlug'],
     )
+    const script = await call('POST', '/api/favorites', cookie, {
+      itemSlug: 'x-0',
+      itemName: 'X',
+      itemIconUrl: 'javascript:alert(1)',
+    })
+    assert.equal(script.statusCode, 400)
+    assert.equal(script.json().details[0].field, 'body.itemIconUrl')
     const markup = '<script>alert(1)</script>'
     const stored = await call('POST', '/api/favorites', cookie, { itemSlug: 'x-1', itemName: markup })
     assert.equal(stored.json().favorite.itemName, markup)

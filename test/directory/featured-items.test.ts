@@ -160,6 +160,13 @@ describe('featured items: admin', () => {
         .sort(),
       ['body.itemName', 'body.itemSlug'],
     )
+    const script = await call('POST', BASE, {
+      itemSlug: 'c',
+      itemName: 'C',
+      itemImageUrl: 'javascript:alert(1)',
+    })
+    assert.equal(script.statusCode, 400)
+    assert.equal(script.json().details[0].field, 'body.itemImageUrl')
     const created = await feature({ itemSlug: 'b' })
     assert.equal((await call('PUT', `${BASE}/${created.id}`, {})).statusCode, 400)
     const late = await call('PUT', `${BASE}/${created.id}`, {

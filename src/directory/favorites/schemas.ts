@@ -34,9 +34,10 @@ export const CreateFavoriteBody = Type.Object(
     itemName: Type.String({ minLength: 1, maxLength: 200, examples: [EXAMPLE.itemName] }),
     itemIconUrl: Type.Optional(
       Type.String({
-        minLength: 1,
+        format: 'uri',
+        pattern: '^https?://',
         maxLength: 2048,
-        description: 'the item’s icon, shown with it',
+        description: 'the item’s icon, shown with it (http or https)',
         examples: [EXAMPLE.itemIconUrl],
       }),
     ),

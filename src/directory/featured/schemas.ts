@@ -21,8 +21,9 @@ const EXAMPLE = {
   updatedAt: null,
 }
 
+/** http(s) only: these end up in `<img src>`. */
 const Url = (description: string, example: string) =>
-  Type.String({ minLength: 1, maxLength: 2048, description, examples: [example] })
+  Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048, description, examples: [example] })
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
   Type.Union([schema, Type.Null()])
 
