@@ -242,6 +242,9 @@ export function createVerification(deps: VerificationDeps) {
   async function finish(row: DeploymentRow) {
     const at = clock.now()
     await db.transaction(async (tx) => {
+      // The work's row first, as deleting a work takes it before its deployments (and the ending's activity
+      // row refers to it): the other order deadlocks with a delete of the work.
+      await tx.select({ id: works.id }).from(works).where(eq(works.id, row.workId)).for('no key update')
       const [updated] = await tx
         .update(deployments)
         .set({

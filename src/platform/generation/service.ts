@@ -75,6 +75,9 @@ export function createGenerationService(deps: GenerationServiceDeps) {
   ) {
     return db.transaction(async (tx) => {
       const now = clock.now()
+      // The work's row first, as deleting a work takes it before its runs and items: the other order
+      // deadlocks with a delete of the work.
+      await tx.select({ id: works.id }).from(works).where(eq(works.id, run.workId)).for('no key update')
       const [ended] = await tx
         .update(workGenerations)
         .set({
