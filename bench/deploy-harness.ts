@@ -21,7 +21,7 @@ import { buildPlatformApp, type PlatformApp } from '../src/platform/app.ts'
 import { VERIFICATION_JOB } from '../src/platform/deploy/verification.ts'
 import { createRateLimiterFor } from '../src/runtime.ts'
 import { TEMPLATE_REPOSITORY } from './deploy-fakes.ts'
-import { cpuMsOf, REPO_ROOT, round } from './lib.ts'
+import { cpuMsOf, REPO_ROOT, round, wrappedQueue } from './lib.ts'
 import {
   createPostgresDatabase,
   machineTicks,
@@ -157,26 +157,11 @@ function timedJobs(
       }
     },
   })
-  return {
-    get boss() {
-      return jobs.boss
-    },
-    get started() {
-      return jobs.started
-    },
-    define: (definition) =>
-      jobs.define(
-        definition.name === VERIFICATION_JOB ? timed(definition as unknown as JobDefinition) : definition,
-      ),
-    start: () => jobs.start(),
-    stop: (timeoutMs) => jobs.stop(timeoutMs),
-    send: (name, data, options) => {
-      if (name === VERIFICATION_JOB && options?.startAfter) {
-        due.set(keyOf(data as { deploymentId?: unknown }), options.startAfter.getTime())
-      }
-      return jobs.send(name, data, options)
-    },
-  }
+  return wrappedQueue(jobs, VERIFICATION_JOB, timed, (name, data, options) => {
+    if (name === VERIFICATION_JOB && options?.startAfter) {
+      due.set(keyOf(data as { deploymentId?: unknown }), options.startAfter.getTime())
+    }
+  })
 }
 
 export interface DeployInstance {

@@ -21,7 +21,7 @@ import type { RateLimiter } from '../src/lib/rate-limiter.ts'
 import { buildPlatformApp } from '../src/platform/app.ts'
 import { GENERATION_JOB } from '../src/platform/generation/service.ts'
 import { createRateLimiterFor, migrateAll } from '../src/runtime.ts'
-import { adminQuery, sleep } from './lib.ts'
+import { adminQuery, sleep, wrappedQueue } from './lib.ts'
 
 /** Wall-clock milliseconds with a fraction: one time line for jobs, the proxy and the database's Dates. */
 export const now = () => performance.timeOrigin + performance.now()
@@ -101,21 +101,7 @@ function timedJobs(jobs: Jobs, instance: string, log: JobLog): Jobs {
       }
     },
   })
-  return {
-    get boss() {
-      return jobs.boss
-    },
-    get started() {
-      return jobs.started
-    },
-    define: (definition) =>
-      jobs.define(
-        definition.name === GENERATION_JOB ? timed(definition as unknown as JobDefinition) : definition,
-      ),
-    start: () => jobs.start(),
-    stop: (timeoutMs) => jobs.stop(timeoutMs),
-    send: (name, data, options) => jobs.send(name, data, options),
-  }
+  return wrappedQueue(jobs, GENERATION_JOB, timed)
 }
 
 /** Where the instances keep their data: one embedded PGlite, or a database of its own on a server. */

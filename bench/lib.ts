@@ -9,6 +9,7 @@ import { createServer } from 'node:net'
 import { cpus, loadavg, totalmem } from 'node:os'
 import { join, resolve } from 'node:path'
 import pg from 'pg'
+import type { JobDefinition, Jobs } from '../src/jobs/index.ts'
 
 export const REPO_ROOT = resolve(import.meta.dirname, '..')
 export const RESULTS_DIR = join(REPO_ROOT, 'bench', 'results')
@@ -486,4 +487,32 @@ export function loadSettings(
     ['--connections', connections, 1],
   ])
   return { duration, warmup, connections }
+}
+
+/**
+ * `jobs` with the definition of queue `name` replaced by `wrap`'s (to time or hold back its handler), and
+ * `onSend` told of every job sent; everything else passes through.
+ */
+export function wrappedQueue(
+  jobs: Jobs,
+  name: string,
+  wrap: (definition: JobDefinition) => JobDefinition,
+  onSend?: (name: string, data: object, options: Parameters<Jobs['send']>[2]) => void,
+): Jobs {
+  return {
+    get boss() {
+      return jobs.boss
+    },
+    get started() {
+      return jobs.started
+    },
+    define: (definition) =>
+      jobs.define(definition.name === name ? wrap(definition as unknown as JobDefinition) : definition),
+    start: () => jobs.start(),
+    stop: (timeoutMs) => jobs.stop(timeoutMs),
+    send: (queue, data, options) => {
+      onSend?.(queue, data, options)
+      return jobs.send(queue, data, options)
+    },
+  }
 }

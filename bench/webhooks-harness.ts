@@ -22,7 +22,7 @@ import type { PlatformEvents } from '../src/platform/events.ts'
 import { WEBHOOK_DELIVERY_JOB } from '../src/platform/webhooks/fan-out.ts'
 import { type DeliveryStatus, webhookDeliveries } from '../src/platform/webhooks/tables.ts'
 import { createRateLimiterFor, migrateAll } from '../src/runtime.ts'
-import { adminQuery, sleep } from './lib.ts'
+import { adminQuery, sleep, wrappedQueue } from './lib.ts'
 
 /** Settings an instance runs with; undefined ones keep the setting's default. */
 export interface InstanceSettings {
@@ -75,21 +75,7 @@ function gatedJobs(jobs: Jobs, gate: Promise<void>, times: HandlerTimes): Jobs {
       }
     },
   })
-  return {
-    get boss() {
-      return jobs.boss
-    },
-    get started() {
-      return jobs.started
-    },
-    define: (definition) =>
-      jobs.define(
-        definition.name === WEBHOOK_DELIVERY_JOB ? gated(definition as unknown as JobDefinition) : definition,
-      ),
-    start: () => jobs.start(),
-    stop: (timeoutMs) => jobs.stop(timeoutMs),
-    send: (name, data, options) => jobs.send(name, data, options),
-  }
+  return wrappedQueue(jobs, WEBHOOK_DELIVERY_JOB, gated)
 }
 
 /**
