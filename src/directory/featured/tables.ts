@@ -30,5 +30,7 @@ export const featuredItems = directorySchema.table(
     index('featured_items_shelf_idx')
       .on(table.featuredOrder.desc(), table.featuredAt.desc())
       .where(sql`${table.isActive}`),
+    // The admin item list's `featured` filter: is an item's slug on the shelf?
+    index('featured_items_item_slug_idx').on(table.itemSlug),
   ],
 )

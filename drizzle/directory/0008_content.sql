@@ -1,0 +1,1 @@
+CREATE INDEX "featured_items_item_slug_idx" ON "directory"."featured_items" USING btree ("item_slug");
