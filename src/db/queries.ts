@@ -1,10 +1,10 @@
 import { count, type InferSelectModel, lte, type SQL, sql } from 'drizzle-orm'
 import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core'
 import { fetchPage, type Page, type PageOf } from '../lib/pagination.ts'
-import type { Db } from './index.ts'
+import type { Db, DbOrTx } from './index.ts'
 
 /** How many rows of `table` match `where` (all of them without one). */
-export async function countRows(db: Db, table: PgTable, where?: SQL): Promise<number> {
+export async function countRows(db: DbOrTx, table: PgTable, where?: SQL): Promise<number> {
   const [row] = await db.select({ total: count() }).from(table).where(where)
   return row?.total ?? 0
 }

@@ -10,10 +10,14 @@ import { appOrigins, createOriginCheck } from './auth/origin.ts'
 import { createSessionService } from './auth/sessions.ts'
 import { categoriesModule } from './categories/module.ts'
 import { clientsModule } from './clients/module.ts'
+import { collectionsModule } from './collections/module.ts'
+import { companiesModule } from './companies/module.ts'
 import { favoritesModule } from './favorites/module.ts'
 import { featuredModule } from './featured/module.ts'
 import { DirectoryError } from './http/schemas.ts'
+import { itemsModule } from './items/module.ts'
 import { rolesModule } from './roles/module.ts'
+import { tagsModule } from './tags/module.ts'
 import { usersModule } from './users/module.ts'
 
 export type DirectoryDeps = ServiceDeps
@@ -73,9 +77,16 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
       { name: 'auth', description: 'Accounts, sessions and the current user' },
       { name: 'categories', description: 'Admin categories and their order' },
       { name: 'clients', description: 'Admin management of client profiles' },
+      { name: 'collections', description: 'Hand-picked lists of items, and whether the site has any' },
+      { name: 'companies', description: 'The companies behind items, and how many items name each' },
       { name: 'favorites', description: 'A signed-in user’s favorite items' },
+      {
+        name: 'items',
+        description: 'Items: the admin’s management, the public site’s reads, and submissions',
+      },
       { name: 'featured-items', description: 'The featured shelf and its admin entries' },
       { name: 'roles', description: 'Admin roles and their permissions' },
+      { name: 'tags', description: 'Item tags, and how many items carry each' },
       { name: 'users', description: 'Admin management of users' },
     ],
   })
@@ -108,6 +119,10 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
   const categories = categoriesModule({ db, clock, config })
   const favorites = favoritesModule({ db, clock })
   const featured = featuredModule({ db, clock })
+  const items = itemsModule({ db, clock, log, rateLimit, alsoClears: [categories.cache] })
+  const collections = collectionsModule({ db, clock })
+  const tags = tagsModule({ db, clock })
+  const companies = companiesModule({ db, clock })
 
   installModules(
     app,
@@ -119,6 +134,10 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
       clients.module,
       favorites.module,
       featured.module,
+      items.module,
+      collections.module,
+      tags.module,
+      companies.module,
     ],
     { jobs, notifications: createNotifications(database.source, log) },
   )

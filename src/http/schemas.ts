@@ -246,10 +246,38 @@ const EXAMPLES: Partial<Record<ErrorCode, Omit<ErrorExample, 'code'>>> = {
   USER_ROLE_PROTECTED: {
     message: 'The user role, which every new account gets, cannot be deleted (it can be made inactive)',
   },
+  ITEM_NOT_FOUND: { message: 'Item not found' },
+  ITEM_SLUG_EXISTS: {
+    message: 'An item with the slug "blue-bottle-coffee" already exists; give another slug',
+  },
+  ITEM_ALREADY_PUBLISHED: { message: 'The item is already published' },
+  ITEM_ALREADY_REJECTED: { message: 'The item is already rejected' },
+  CATEGORY_IN_USE: { message: 'Items are in this category (12): move them to another category first' },
   FAVORITE_EXISTS: { message: 'This item is already in your favorites' },
   FAVORITE_NOT_FOUND: { message: 'This item is not in your favorites' },
   FEATURED_ITEM_NOT_FOUND: { message: 'No featured item has this id' },
   FEATURED_ITEMS_UNAVAILABLE: { message: 'Failed to fetch featured items' },
+  COLLECTION_NOT_FOUND: { message: 'No collection has this id' },
+  COLLECTION_SLUG_EXISTS: {
+    message: 'A collection with the slug "best-coffee-in-lisbon" already exists; give another slug',
+  },
+  UNKNOWN_ITEM_IDS: {
+    message: 'Unknown item ids: 0f8c1d2e-3a4b-4c5d-8e6f-7a8b9c0d1e2f',
+    details: [
+      { field: 'body.itemIds', message: 'no item has the id "0f8c1d2e-3a4b-4c5d-8e6f-7a8b9c0d1e2f"' },
+    ],
+  },
+  COLLECTIONS_UNAVAILABLE: { message: 'Failed to check collections existence' },
+  TAG_NOT_FOUND: { message: 'Tag not found' },
+  TAG_NAME_EXISTS: { message: 'A tag with this name already exists' },
+  TAG_ID_EXISTS: { message: 'A tag with the id "open-source" already exists; give another id' },
+  TAG_IN_USE: { message: 'This tag is in use: remove it from its 3 items first' },
+  COMPANY_NOT_FOUND: { message: 'Company not found' },
+  COMPANY_NAME_EXISTS: { message: 'A company with this name already exists' },
+  COMPANY_SLUG_EXISTS: { message: 'A company with the slug "acme" already exists; give another slug' },
+  COMPANY_IN_USE: {
+    message: 'This company is in use: move its 3 items to another company first, or deactivate it',
+  },
   GIT_REPO_NOT_FOUND: { message: 'The data repository was not found on the Git host' },
   GIT_FILE_INVALID: { message: 'categories.json in the data repository is not a JSON array of {id, name}' },
   GIT_FILE_CHANGED: { message: 'categories.json kept changing in the data repository; try again' },

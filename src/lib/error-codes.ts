@@ -154,6 +154,16 @@ export const ERROR_CODES = {
   GIT_FILE_INVALID: [502, 'The categories file in the data repository is not a readable file.'],
   GIT_FILE_CHANGED: [409, 'The categories file kept changing in the data repository; try again.'],
 
+  // Directory: items.
+  ITEM_NOT_FOUND: [404, 'No item has this id (or, on the public site, no published item has this slug).'],
+  ITEM_SLUG_EXISTS: [409, 'An item with this slug exists.'],
+  ITEM_ALREADY_PUBLISHED: [409, 'Approving an item that is already published.'],
+  ITEM_ALREADY_REJECTED: [409, 'Rejecting an item that is already rejected.'],
+  CATEGORY_IN_USE: [
+    409,
+    'Items are in the category: move them before deleting it for good (deactivating is allowed).',
+  ],
+
   // Directory: favorites.
   FAVORITE_EXISTS: [409, 'The item is already in your favorites.'],
   FAVORITE_NOT_FOUND: [404, 'The item is not in your favorites.'],
@@ -161,6 +171,28 @@ export const ERROR_CODES = {
   FEATURED_ITEMS_UNAVAILABLE: [
     500,
     'The featured shelf could not be read (SPEC.md: `Failed to fetch featured items`).',
+  ],
+
+  // Directory: collections.
+  COLLECTION_NOT_FOUND: [404, 'No collection has this id.'],
+  COLLECTION_SLUG_EXISTS: [409, 'A collection with this slug exists.'],
+  UNKNOWN_ITEM_IDS: [400, 'The list names item ids that do not exist; `details` names each one.'],
+  COLLECTIONS_UNAVAILABLE: [
+    500,
+    'The collections count could not be read (SPEC.md: `Failed to check collections existence`).',
+  ],
+
+  // Directory: tags and companies.
+  TAG_NOT_FOUND: [404, 'No tag has this id.'],
+  TAG_NAME_EXISTS: [409, 'A tag with this name exists, whatever its case.'],
+  TAG_ID_EXISTS: [409, 'A tag with this id exists.'],
+  TAG_IN_USE: [409, 'Items carry the tag: remove it from them before deleting it.'],
+  COMPANY_NOT_FOUND: [404, 'No company has this id.'],
+  COMPANY_NAME_EXISTS: [409, 'A company with this name exists, whatever its case.'],
+  COMPANY_SLUG_EXISTS: [409, 'A company with this slug exists.'],
+  COMPANY_IN_USE: [
+    409,
+    'Items name the company: move them to another company (or deactivate it) instead of deleting it.',
   ],
 } as const satisfies Record<string, readonly [number, string]>
 

@@ -284,6 +284,18 @@ export async function directoryTarget(): Promise<Target> {
     ]) {
       await ok(app, { url: path, headers: credentials.admin }, pools, path)
     }
+    // A collection of its own, so generated requests reach the collection routes past their 404s.
+    await ok(
+      app,
+      {
+        method: 'POST',
+        url: '/api/admin/collections',
+        payload: { name: 'Fuzz picks' },
+        headers: credentials.admin,
+      },
+      pools,
+      '/api/admin/collections',
+    )
   })
 
   return {

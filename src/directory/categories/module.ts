@@ -27,5 +27,5 @@ export function categoriesModule({ db, clock, config }: CategoriesModuleDeps) {
     },
     caches: [cache],
   }
-  return { categories, module }
+  return { categories, cache, module }
 }

@@ -192,7 +192,9 @@ export function categoryRoutes(app: App, { categories }: CategoryRouteDeps) {
       schema: {
         tags,
         summary: 'Delete a category',
-        description: 'Deactivates the category; `hard=true` deletes it permanently. 404 when unknown.',
+        description:
+          'Deactivates the category (its items keep it; it leaves the public listing); `hard=true` deletes it ' +
+          'permanently, which is 409 `CATEGORY_IN_USE` while any item is in it. 404 when unknown.',
         params: CategoryIdParams,
         querystring: DeleteCategoryQuery,
         response: {
@@ -202,6 +204,7 @@ export function categoryRoutes(app: App, { categories }: CategoryRouteDeps) {
             401,
             [403, 'CROSS_ORIGIN'],
             [404, 'CATEGORY_NOT_FOUND'],
+            [409, 'CATEGORY_IN_USE'],
           ),
         },
       },

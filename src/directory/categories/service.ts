@@ -1,9 +1,9 @@
 import { and, asc, desc, eq, inArray, ne, type SQL, sql } from 'drizzle-orm'
-import { onUniqueViolation } from '../../db/errors.ts'
+import { onForeignKeyViolation, onUniqueViolation } from '../../db/errors.ts'
 import type { Db, DbOrTx } from '../../db/index.ts'
 import type { InvalidatedCache } from '../../db/invalidated-cache.ts'
 import { notify } from '../../db/notifications.ts'
-import { pageOfRows } from '../../db/queries.ts'
+import { countRows, pageOfRows } from '../../db/queries.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { conflict, invalidInput, notFound } from '../../lib/errors.ts'
 import type { PageOf } from '../../lib/pagination.ts'
@@ -17,6 +17,7 @@ import {
   type CategoryListQuery,
   type CreateCategoryBody,
 } from './schemas.ts'
+import { items } from '../items/tables.ts'
 import { categories } from './tables.ts'
 
 export interface CategoryServiceDeps {
@@ -29,6 +30,12 @@ export interface CategoryServiceDeps {
 const nameTaken = () => conflict('A category with this name already exists', 'CATEGORY_NAME_EXISTS')
 const idTaken = (id: string) =>
   conflict(`A category with the id "${id}" already exists; give another id`, 'CATEGORY_ID_EXISTS')
+const categoryInUse = (count?: number) =>
+  conflict(
+    `Items are in this category${count === undefined ? '' : ` (${count})`}: move them to another category, ` +
+      'or deactivate it instead',
+    'CATEGORY_IN_USE',
+  )
 const categoryNotFound = () => notFound('Category not found', 'CATEGORY_NOT_FOUND')
 
 const columns = {
@@ -157,6 +164,11 @@ export function createCategoryService({ db, clock, cache }: CategoryServiceDeps)
     /** `hard` deletes the row; otherwise the category is deactivated (SPEC.md: soft delete). */
     async remove(id: string, hard: boolean): Promise<void> {
       await write(async (tx) => {
+        if (hard) {
+          // Items keep their category: one in use is deactivated, or emptied first.
+          const inUse = await countRows(tx, items, eq(items.categoryId, id))
+          if (inUse > 0) throw categoryInUse(inUse)
+        }
         const [row] = hard
           ? await tx.delete(categories).where(eq(categories.id, id)).returning({ id: categories.id })
           : await tx
@@ -165,7 +177,7 @@ export function createCategoryService({ db, clock, cache }: CategoryServiceDeps)
               .where(eq(categories.id, id))
               .returning({ id: categories.id })
         if (!row) throw categoryNotFound()
-      })
+      }).catch(onForeignKeyViolation({ items_category_id_categories_id_fk: () => categoryInUse() }))
     },
 
     /** Listed ids take their array position; the others follow in their previous order. */

@@ -1,0 +1,295 @@
+import { and, asc, count, desc, eq, ne, type SQL, sql } from 'drizzle-orm'
+import { foreignKeyViolation, onUniqueViolation } from '../../db/errors.ts'
+import { anyContaining } from '../../db/filters.ts'
+import type { Db, DbOrTx } from '../../db/index.ts'
+import type { InvalidatedCache } from '../../db/invalidated-cache.ts'
+import { notify } from '../../db/notifications.ts'
+import { countRows } from '../../db/queries.ts'
+import type { Clock } from '../../lib/clock.ts'
+import { conflict, invalidInput, notFound } from '../../lib/errors.ts'
+import { isUuid } from '../../lib/ids.ts'
+import { fetchPage, type PageOf } from '../../lib/pagination.ts'
+import { slugify } from '../../lib/slug.ts'
+import { COMPANIES_CONTENT, CONTENT_CHANGED_CHANNEL } from '../categories/cache.ts'
+import { items } from '../items/tables.ts'
+import {
+  COMPANY_NAME_MAX_LENGTH,
+  COMPANY_NAME_MIN_LENGTH,
+  COMPANY_SLUG_MAX_LENGTH,
+  type Company,
+  type CompanyListQuery,
+  type CompanyStats,
+  type CreateCompanyBody,
+  TOP_COMPANIES,
+  type UpdateCompanyBody,
+} from './schemas.ts'
+import { companies } from './tables.ts'
+
+export interface CompanyServiceDeps {
+  db: Db
+  clock: Clock
+  /**
+   * Caches that show company names (public item reads), cleared at once after this instance's write so it
+   * reads its own writes; the other instances clear on the notification.
+   */
+  caches?: readonly Pick<InvalidatedCache<unknown>, 'clear'>[]
+}
+
+/** The foreign key of `items.company_id`: it restricts deleting a company an item names. */
+const ITEM_COMPANY_FOREIGN_KEY = 'items_company_id_companies_id_fk'
+
+const nameTaken = () => conflict('A company with this name already exists', 'COMPANY_NAME_EXISTS')
+const slugTaken = (slug: string) =>
+  conflict(`A company with the slug "${slug}" already exists; give another slug`, 'COMPANY_SLUG_EXISTS')
+const companyNotFound = () => notFound('Company not found', 'COMPANY_NOT_FOUND')
+const companyInUse = (itemCount: number) =>
+  conflict(
+    `This company is in use: move its ${itemCount} ${itemCount === 1 ? 'item' : 'items'} to another company ` +
+      'first, or deactivate it',
+    'COMPANY_IN_USE',
+  )
+
+/** How many items name each company, one grouped read of `items`. */
+const usage = (db: DbOrTx) =>
+  db
+    .select({ companyId: items.companyId, itemCount: count().as('item_count') })
+    .from(items)
+    .where(sql`${items.companyId} is not null`)
+    .groupBy(items.companyId)
+    .as('usage')
+
+function checkedName(raw: string): string {
+  const name = raw.trim()
+  if (name.length < COMPANY_NAME_MIN_LENGTH || name.length > COMPANY_NAME_MAX_LENGTH) {
+    throw invalidInput('name', `must be ${COMPANY_NAME_MIN_LENGTH} to ${COMPANY_NAME_MAX_LENGTH} characters`)
+  }
+  return name
+}
+
+const sameName = (name: string) => sql`lower(${companies.name}) = lower(${name})`
+
+/** Companies: the makers behind items, with how many items name each. */
+export function createCompanyService({ db, clock, caches = [] }: CompanyServiceDeps) {
+  /** Runs a write and tells every instance, this one at once, that companies changed. */
+  async function write<T>(work: (tx: DbOrTx) => Promise<T>): Promise<T> {
+    const result = await db.transaction(async (tx) => {
+      const value = await work(tx)
+      await notify(tx, CONTENT_CHANGED_CHANNEL, COMPANIES_CONTENT)
+      return value
+    })
+    for (const cache of caches) cache.clear()
+    return result
+  }
+
+  const conflicts = (slug: string) =>
+    onUniqueViolation({
+      companies_name_lower_unique: nameTaken,
+      companies_slug_unique: () => slugTaken(slug),
+    })
+
+  /** The companies matching `where`, each with its item count. */
+  function withCounts(executor: DbOrTx, where: SQL | undefined) {
+    const counts = usage(executor)
+    const itemCount = sql<number>`coalesce(${counts.itemCount}, 0)`.mapWith(Number)
+    return {
+      itemCount,
+      query: executor
+        .select({
+          id: companies.id,
+          slug: companies.slug,
+          name: companies.name,
+          description: companies.description,
+          website: companies.website,
+          logoUrl: companies.logoUrl,
+          isActive: companies.isActive,
+          itemCount,
+          createdAt: companies.createdAt,
+          updatedAt: companies.updatedAt,
+        })
+        .from(companies)
+        .leftJoin(counts, eq(counts.companyId, companies.id))
+        .where(where)
+        .$dynamic(),
+    }
+  }
+
+  async function find(executor: DbOrTx, id: string): Promise<Company> {
+    if (!isUuid(id)) throw companyNotFound()
+    const [row] = await withCounts(executor, eq(companies.id, id)).query
+    if (!row) throw companyNotFound()
+    return row
+  }
+
+  async function itemsNaming(executor: DbOrTx, id: string): Promise<number> {
+    const [row] = await executor.select({ items: count() }).from(items).where(eq(items.companyId, id))
+    return row?.items ?? 0
+  }
+
+  /** 409 when another company has the name (any case) or the slug; the unique indexes decide races. */
+  async function checkFree(tx: DbOrTx, fields: { name?: string; slug?: string }, except?: string) {
+    const others = except === undefined ? undefined : ne(companies.id, except)
+    if (fields.name !== undefined) {
+      const [taken] = await tx
+        .select({ id: companies.id })
+        .from(companies)
+        .where(and(sameName(fields.name), others))
+      if (taken) throw nameTaken()
+    }
+    if (fields.slug !== undefined) {
+      const [taken] = await tx
+        .select({ id: companies.id })
+        .from(companies)
+        .where(and(eq(companies.slug, fields.slug), others))
+      if (taken) throw slugTaken(fields.slug)
+    }
+  }
+
+  return {
+    list(query: CompanyListQuery): Promise<PageOf<Company>> {
+      const search = query.search?.trim()
+      const where = and(
+        search ? anyContaining([companies.name, companies.slug], search) : undefined,
+        query.isActive === undefined ? undefined : eq(companies.isActive, query.isActive === 'true'),
+      )
+      const direction = query.sortOrder === 'desc' ? desc : asc
+      return fetchPage(query, {
+        rows: (limit, offset) => {
+          const { query: rows, itemCount } = withCounts(db, where)
+          const first =
+            query.sortBy === 'itemCount'
+              ? [direction(itemCount), direction(companies.name)]
+              : query.sortBy === 'createdAt'
+                ? [direction(companies.createdAt)]
+                : [direction(companies.name)]
+          return rows
+            .orderBy(...first, direction(companies.id))
+            .limit(limit)
+            .offset(offset)
+        },
+        total: () => countRows(db, companies, where),
+      })
+    },
+
+    async stats(): Promise<CompanyStats> {
+      const counts = usage(db)
+      const [[totals], topCompanies] = await Promise.all([
+        db
+          .select({
+            total: count(),
+            active: sql<number>`count(*) filter (where ${companies.isActive})`.mapWith(Number),
+            withItems: sql<number>`count(${counts.companyId})`.mapWith(Number),
+          })
+          .from(companies)
+          .leftJoin(counts, eq(counts.companyId, companies.id)),
+        db
+          .select({
+            id: companies.id,
+            name: companies.name,
+            itemCount: sql<number>`${counts.itemCount}`.mapWith(Number),
+          })
+          .from(companies)
+          .innerJoin(counts, eq(counts.companyId, companies.id))
+          .orderBy(desc(counts.itemCount), asc(companies.name), asc(companies.id))
+          .limit(TOP_COMPANIES),
+      ])
+      const total = totals?.total ?? 0
+      const active = totals?.active ?? 0
+      const withItems = totals?.withItems ?? 0
+      return {
+        total,
+        active,
+        inactive: total - active,
+        withItems,
+        withoutItems: total - withItems,
+        topCompanies,
+      }
+    },
+
+    get(id: string): Promise<Company> {
+      return find(db, id)
+    },
+
+    async create(body: CreateCompanyBody): Promise<Company> {
+      const name = checkedName(body.name)
+      const slug = body.slug ?? slugify(name, COMPANY_SLUG_MAX_LENGTH)
+      if (!slug) {
+        throw invalidInput('slug', 'is required: the name has no letters or digits to make one from')
+      }
+      return write(async (tx) => {
+        await checkFree(tx, { name, slug })
+        const now = clock.now()
+        const [created] = await tx
+          .insert(companies)
+          .values({
+            slug,
+            name,
+            description: body.description ?? null,
+            website: body.website ?? null,
+            logoUrl: body.logoUrl ?? null,
+            isActive: body.isActive ?? true,
+            createdAt: now,
+            updatedAt: now,
+          })
+          .returning()
+        if (!created) throw new Error('company insert returned no row')
+        return { ...created, itemCount: 0 }
+      }).catch(conflicts(slug))
+    },
+
+    /** Changes the fields sent; `isActive: false` deactivates, the way to retire a company items name. */
+    async update(id: string, body: UpdateCompanyBody): Promise<Company> {
+      if (!isUuid(id)) throw companyNotFound()
+      const name = body.name === undefined ? undefined : checkedName(body.name)
+      return write(async (tx) => {
+        await checkFree(
+          tx,
+          {
+            ...(name === undefined ? {} : { name }),
+            ...(body.slug === undefined ? {} : { slug: body.slug }),
+          },
+          id,
+        )
+        const [updated] = await tx
+          .update(companies)
+          .set({
+            ...(name === undefined ? {} : { name }),
+            ...(body.slug === undefined ? {} : { slug: body.slug }),
+            ...(body.description === undefined ? {} : { description: body.description }),
+            ...(body.website === undefined ? {} : { website: body.website }),
+            ...(body.logoUrl === undefined ? {} : { logoUrl: body.logoUrl }),
+            ...(body.isActive === undefined ? {} : { isActive: body.isActive }),
+            updatedAt: clock.now(),
+          })
+          .where(eq(companies.id, id))
+          .returning({ id: companies.id })
+        if (!updated) throw companyNotFound()
+        return find(tx, id)
+      }).catch(conflicts(body.slug ?? ''))
+    },
+
+    /** Deletes a company no item names, for good; one in use is 409 `COMPANY_IN_USE`. */
+    async delete(id: string): Promise<void> {
+      if (!isUuid(id)) throw companyNotFound()
+      await write(async (tx) => {
+        // Locked first: an item taking the company meanwhile waits, then fails on the foreign key.
+        const [row] = await tx
+          .select({ id: companies.id })
+          .from(companies)
+          .where(eq(companies.id, id))
+          .for('update')
+        if (!row) throw companyNotFound()
+        const itemCount = await itemsNaming(tx, id)
+        if (itemCount > 0) throw companyInUse(itemCount)
+        await tx.delete(companies).where(eq(companies.id, id))
+      }).catch(async (error) => {
+        // An item took the company between the count and the delete: the foreign key refused it.
+        if (foreignKeyViolation(error)?.constraint === ITEM_COMPANY_FOREIGN_KEY) {
+          throw companyInUse(Math.max(1, await itemsNaming(db, id)))
+        }
+        throw error
+      })
+    },
+  }
+}
+
+export type CompanyService = ReturnType<typeof createCompanyService>

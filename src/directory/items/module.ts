@@ -1,0 +1,36 @@
+import type { Logger } from 'pino'
+import type { Db } from '../../db/index.ts'
+import type { Module } from '../../http/modules.ts'
+import type { RateLimit } from '../../http/rate-limit.ts'
+import type { Clock } from '../../lib/clock.ts'
+import { createPublicItemCache, createPublicItems } from './public.ts'
+import { adminItemRoutes } from './routes.ts'
+import { createItemService } from './service.ts'
+import { siteItemRoutes } from './site-routes.ts'
+
+/**
+ * Items: the admin's management with history and review, the public site's reads (cached, invalidated on
+ * every instance) and submissions.
+ */
+export function itemsModule(deps: {
+  db: Db
+  clock: Clock
+  log: Pick<Logger, 'warn'>
+  rateLimit: RateLimit
+  /** Caches an item write makes stale besides this module's own (the categories' item counts). */
+  alsoClears: { clear(): void }[]
+}) {
+  const { db, clock, log, rateLimit } = deps
+  const cache = createPublicItemCache(clock)
+  const items = createItemService({ db, clock, log, caches: [cache, ...deps.alsoClears] })
+  const site = createPublicItems({ db, cache })
+  const module: Module = {
+    name: 'items',
+    routes: (app) => {
+      adminItemRoutes(app, { items })
+      siteItemRoutes(app, { items, site, rateLimit })
+    },
+    caches: [cache],
+  }
+  return { items, site, module }
+}

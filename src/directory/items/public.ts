@@ -1,0 +1,80 @@
+import { and, asc, desc, eq, type SQL } from 'drizzle-orm'
+import type { Db } from '../../db/index.ts'
+import { createInvalidatedCache, type InvalidatedCache } from '../../db/invalidated-cache.ts'
+import { countRows } from '../../db/queries.ts'
+import type { Clock } from '../../lib/clock.ts'
+import { notFound } from '../../lib/errors.ts'
+import { fetchPage, type PageOf } from '../../lib/pagination.ts'
+import {
+  CATEGORIES_CONTENT,
+  COMPANIES_CONTENT,
+  CONTENT_CHANGED_CHANNEL,
+  ITEMS_CONTENT,
+  TAGS_CONTENT,
+} from '../categories/cache.ts'
+import { hasTag, type ItemRow, matchesSearch, publicItemsOf, selectItems } from './read.ts'
+import type { PublicItem, PublicItemQuery } from './schemas.ts'
+import { items } from './tables.ts'
+
+/** What a public item read shows: its own fields, and its category's, tags' and company's names. */
+const SHOWN = new Set([ITEMS_CONTENT, CATEGORIES_CONTENT, TAGS_CONTENT, COMPANIES_CONTENT])
+
+export type PublicRead = PageOf<PublicItem> | PublicItem | null
+
+/**
+ * Public item pages and items per query, each instance's own: every write of what they show notifies
+ * `CONTENT_CHANGED_CHANNEL` in its transaction, and each instance clears on it.
+ */
+export function createPublicItemCache(clock: Pick<Clock, 'nowMs'>): InvalidatedCache<PublicRead> {
+  return createInvalidatedCache<PublicRead>({
+    channel: CONTENT_CHANGED_CHANNEL,
+    invalidates: (payload) => (SHOWN.has(payload) ? 'all' : 'none'),
+    // An unknown slug is not kept: misses cannot crowd out what visitors read.
+    keep: (value) => value !== null,
+    clock,
+  })
+}
+
+const published = eq(items.status, 'published')
+
+/** The public site's reads: published items only, served from the content cache. */
+export function createPublicItems({ db, cache }: { db: Db; cache: InvalidatedCache<PublicRead> }) {
+  return {
+    list(query: PublicItemQuery): Promise<PageOf<PublicItem>> {
+      const key = `list:${JSON.stringify([query.page, query.limit, query.search, query.category, query.tag, query.sort])}`
+      return cache.get(key, () => {
+        const where: SQL | undefined = and(
+          published,
+          query.search === undefined ? undefined : matchesSearch(query.search),
+          query.category === undefined ? undefined : eq(items.categoryId, query.category),
+          query.tag === undefined ? undefined : hasTag(query.tag),
+        )
+        const orderBy =
+          query.sort === 'name' ? [asc(items.name), asc(items.id)] : [desc(items.publishedAt), desc(items.id)]
+        return fetchPage(query, {
+          rows: async (limit, offset) => {
+            const rows = await selectItems(db)
+              .where(where)
+              .orderBy(...orderBy)
+              .limit(limit)
+              .offset(offset)
+            return publicItemsOf(db, rows as ItemRow[])
+          },
+          total: () => countRows(db, items, where),
+        })
+      }) as Promise<PageOf<PublicItem>>
+    },
+
+    async get(slug: string): Promise<PublicItem> {
+      const item = (await cache.get(`slug:${slug}`, async () => {
+        const rows = await selectItems(db).where(and(published, eq(items.slug, slug)))
+        const [found] = await publicItemsOf(db, rows as ItemRow[])
+        return found ?? null
+      })) as PublicItem | null
+      if (!item) throw notFound('Item not found', 'ITEM_NOT_FOUND')
+      return item
+    },
+  }
+}
+
+export type PublicItems = ReturnType<typeof createPublicItems>

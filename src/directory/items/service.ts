@@ -1,0 +1,670 @@
+import { and, asc, count, desc, eq, inArray, type SQL, sql } from 'drizzle-orm'
+import type { Logger } from 'pino'
+import { foreignKeyViolation, uniqueViolation } from '../../db/errors.ts'
+import type { Db, DbOrTx } from '../../db/index.ts'
+import { notify } from '../../db/notifications.ts'
+import { countRows } from '../../db/queries.ts'
+import type { Clock } from '../../lib/clock.ts'
+import { conflict, type FieldIssue, HttpError, invalidInput, notFound } from '../../lib/errors.ts'
+import { isUuid } from '../../lib/ids.ts'
+import { fetchPage, type PageOf } from '../../lib/pagination.ts'
+import { slugify } from '../../lib/slug.ts'
+import { users } from '../accounts/tables.ts'
+import { CATEGORIES_CONTENT, CONTENT_CHANGED_CHANNEL, ITEMS_CONTENT } from '../categories/cache.ts'
+import { categories } from '../categories/tables.ts'
+import { collectionItems, collections } from '../collections/tables.ts'
+import { companies } from '../companies/tables.ts'
+import { notifyAdmins } from '../notifications/service.ts'
+import { tags } from '../tags/tables.ts'
+import { adminItemsOf, hasTag, type ItemRow, isFeatured, matchesSearch, selectItems } from './read.ts'
+import {
+  type AdminItemQuery,
+  type CreateItemBody,
+  type HistoryEntry,
+  type HistoryQuery,
+  ITEM_LIMITS,
+  type Item,
+  type LocationInput,
+  type SubmitItemBody,
+  type UpdateItemBody,
+} from './schemas.ts'
+import { type FieldChange, type ItemStatus, itemHistory, items, itemTags } from './tables.ts'
+
+export interface ItemServiceDeps {
+  db: Db
+  clock: Clock
+  log: Pick<Logger, 'warn'>
+  /** Caches an item write makes stale on this instance (the others hear the notification). */
+  caches: { clear(): void }[]
+}
+
+export interface Actor {
+  id: string
+}
+
+export interface BulkResult {
+  results: { index: number; id: string; success: true }[]
+  errors: { index: number; id: string; error: string }[]
+  summary: { total: number; successful: number; failed: number }
+}
+
+type Row = typeof items.$inferSelect
+
+/** What an item's history compares: its own fields, its location's, and its tags. */
+type Snapshot = Record<string, unknown>
+
+const LOCATION_FIELDS = [
+  'address',
+  'city',
+  'country',
+  'latitude',
+  'longitude',
+  'isRemote',
+  'serviceArea',
+] as const
+const TRACKED_FIELDS = [
+  'slug',
+  'name',
+  'description',
+  'url',
+  'iconUrl',
+  'imageUrl',
+  'categoryId',
+  'companyId',
+  'status',
+] as const
+
+function snapshotOf(row: Row, tagIds: string[]): Snapshot {
+  const snapshot: Snapshot = {}
+  for (const field of TRACKED_FIELDS) snapshot[field] = row[field]
+  for (const field of LOCATION_FIELDS) snapshot[`location.${field}`] = row[field]
+  snapshot.tagIds = [...tagIds].sort()
+  return snapshot
+}
+
+/** Each field whose value differs between `before` and `after`, in a stable order. */
+function changesBetween(before: Snapshot, after: Snapshot): FieldChange[] {
+  const changes: FieldChange[] = []
+  for (const field of Object.keys(after)) {
+    if (JSON.stringify(before[field] ?? null) !== JSON.stringify(after[field] ?? null)) {
+      changes.push({ field, from: before[field] ?? null, to: after[field] ?? null })
+    }
+  }
+  return changes
+}
+
+const itemNotFound = () => notFound('Item not found', 'ITEM_NOT_FOUND')
+const slugTaken = (slug: string) =>
+  conflict(`An item with the slug "${slug}" already exists; give another slug`, 'ITEM_SLUG_EXISTS')
+
+function checkedName(raw: string): string {
+  const name = raw.trim()
+  if (name.length < ITEM_LIMITS.nameMin) {
+    throw invalidInput('name', `must be ${ITEM_LIMITS.nameMin} to ${ITEM_LIMITS.nameMax} characters`)
+  }
+  return name
+}
+
+/** The location columns after `input` is applied to `current`; latitude and longitude go together. */
+function locationOf(current: Partial<Row>, input: LocationInput | undefined) {
+  const next = {
+    address: current.address ?? null,
+    city: current.city ?? null,
+    country: current.country ?? null,
+    latitude: current.latitude ?? null,
+    longitude: current.longitude ?? null,
+    isRemote: current.isRemote ?? false,
+    serviceArea: current.serviceArea ?? null,
+  }
+  if (!input) return next
+  const trimmed = (value: string | null | undefined) => (value == null ? value : value.trim() || null)
+  if (input.address !== undefined) next.address = trimmed(input.address) ?? null
+  if (input.city !== undefined) next.city = trimmed(input.city) ?? null
+  if (input.country !== undefined) next.country = trimmed(input.country) ?? null
+  if (input.serviceArea !== undefined) next.serviceArea = trimmed(input.serviceArea) ?? null
+  if (input.latitude !== undefined) next.latitude = input.latitude
+  if (input.longitude !== undefined) next.longitude = input.longitude
+  if (input.isRemote !== undefined) next.isRemote = input.isRemote
+  if ((next.latitude === null) !== (next.longitude === null)) {
+    const missing = next.latitude === null ? 'latitude' : 'longitude'
+    throw invalidInput(
+      `location.${missing}`,
+      'is required with the other coordinate (send both, or both null)',
+    )
+  }
+  return next
+}
+
+/** Keeps the published count of each category in step: +1 where an item became published there, -1 where it left. */
+async function adjustCategoryCounts(
+  tx: DbOrTx,
+  before: { categoryId: string | null; status: ItemStatus } | null,
+  after: { categoryId: string | null; status: ItemStatus } | null,
+): Promise<boolean> {
+  const deltas = new Map<string, number>()
+  const add = (state: typeof before, delta: number) => {
+    if (state?.categoryId && state.status === 'published') {
+      deltas.set(state.categoryId, (deltas.get(state.categoryId) ?? 0) + delta)
+    }
+  }
+  add(before, -1)
+  add(after, 1)
+  let changed = false
+  for (const [categoryId, delta] of deltas) {
+    if (delta === 0) continue
+    // An increment, not a recount: racing writes each add their own change under the row's lock.
+    await tx
+      .update(categories)
+      .set({ itemCount: sql`greatest(${categories.itemCount} + ${delta}, 0)` })
+      .where(eq(categories.id, categoryId))
+    changed = true
+  }
+  return changed
+}
+
+/** Items: the admin's management, the history of every change, and submissions from the site. */
+export function createItemService({ db, clock, log, caches }: ItemServiceDeps) {
+  /** Runs a write and tells every instance, this one at once, that content changed. */
+  async function write<T>(work: (tx: DbOrTx, touched: Set<string>) => Promise<T>): Promise<T> {
+    const touched = new Set<string>([ITEMS_CONTENT])
+    const result = await db.transaction(async (tx) => {
+      const value = await work(tx, touched)
+      for (const payload of touched) await notify(tx, CONTENT_CHANGED_CHANNEL, payload)
+      return value
+    })
+    for (const cache of caches) cache.clear()
+    return result
+  }
+
+  /**
+   * Checks that every category, tag, company and collection the input names exists (a submission may
+   * only use active categories), naming each failing field in one 400.
+   */
+  async function checkReferences(
+    tx: DbOrTx,
+    input: {
+      categoryId?: string | null
+      tagIds?: string[]
+      companyId?: string | null
+      collectionIds?: string[]
+    },
+    options: { activeCategoryOnly?: boolean } = {},
+  ) {
+    const issues: FieldIssue[] = []
+    if (input.categoryId) {
+      const [category] = await tx
+        .select({ isActive: categories.isActive })
+        .from(categories)
+        .where(eq(categories.id, input.categoryId))
+        .for('share')
+      if (!category || (options.activeCategoryOnly && !category.isActive)) {
+        issues.push({ field: 'categoryId', message: `no category has the id "${input.categoryId}"` })
+      }
+    }
+    if (input.tagIds && input.tagIds.length > 0) {
+      const found = await tx
+        .select({ id: tags.id })
+        .from(tags)
+        .where(inArray(tags.id, input.tagIds))
+        .for('share')
+      const known = new Set(found.map((tag) => tag.id))
+      const unknown = input.tagIds.filter((id) => !known.has(id))
+      if (unknown.length > 0) {
+        issues.push({
+          field: 'tagIds',
+          message: `no tag has the id ${unknown.map((id) => `"${id}"`).join(', ')}`,
+        })
+      }
+    }
+    if (input.companyId) {
+      const [company] = await tx
+        .select({ id: companies.id })
+        .from(companies)
+        .where(eq(companies.id, input.companyId))
+        .for('share')
+      if (!company) issues.push({ field: 'companyId', message: `no company has the id "${input.companyId}"` })
+    }
+    if (input.collectionIds && input.collectionIds.length > 0) {
+      const found = await tx
+        .select({ id: collections.id })
+        .from(collections)
+        .where(inArray(collections.id, input.collectionIds))
+        .for('share')
+      const known = new Set(found.map((collection) => collection.id))
+      const unknown = input.collectionIds.filter((id) => !known.has(id))
+      if (unknown.length > 0) {
+        issues.push({
+          field: 'collectionIds',
+          message: `no collection has the id ${unknown.map((id) => `"${id}"`).join(', ')}`,
+        })
+      }
+    }
+    if (issues.length > 0) throw invalidInput(issues)
+  }
+
+  async function tagIdsOf(tx: DbOrTx, itemId: string): Promise<string[]> {
+    const rows = await tx.select({ id: itemTags.tagId }).from(itemTags).where(eq(itemTags.itemId, itemId))
+    return rows.map((row) => row.id)
+  }
+
+  async function setTags(tx: DbOrTx, itemId: string, tagIds: string[]) {
+    await tx.delete(itemTags).where(eq(itemTags.itemId, itemId))
+    if (tagIds.length > 0) await tx.insert(itemTags).values(tagIds.map((tagId) => ({ itemId, tagId })))
+  }
+
+  /** The item's collections become `collectionIds`: it leaves the others and joins the end of new ones. */
+  async function setCollections(tx: DbOrTx, itemId: string, collectionIds: string[], at: Date) {
+    const current = await tx
+      .select({ id: collectionItems.collectionId })
+      .from(collectionItems)
+      .where(eq(collectionItems.itemId, itemId))
+    const currentIds = new Set(current.map((row) => row.id))
+    const wanted = new Set(collectionIds)
+    const leaving = [...currentIds].filter((id) => !wanted.has(id))
+    if (leaving.length > 0) {
+      await tx
+        .delete(collectionItems)
+        .where(and(eq(collectionItems.itemId, itemId), inArray(collectionItems.collectionId, leaving)))
+    }
+    for (const collectionId of collectionIds) {
+      if (currentIds.has(collectionId)) continue
+      await tx.insert(collectionItems).values({
+        collectionId,
+        itemId,
+        position: sql`(select coalesce(max(${collectionItems.position}), -1) + 1 from ${collectionItems} where ${collectionItems.collectionId} = ${collectionId})`,
+        addedAt: at,
+      })
+    }
+  }
+
+  async function record(
+    tx: DbOrTx,
+    entry: {
+      itemId: string
+      actorId: string | null
+      action: HistoryEntry['action']
+      changes: FieldChange[]
+      note?: string | null
+    },
+  ) {
+    await tx.insert(itemHistory).values({ ...entry, note: entry.note ?? null, createdAt: clock.now() })
+  }
+
+  /** The row of `id` locked for this transaction, or 404. */
+  async function locked(tx: DbOrTx, id: string): Promise<Row> {
+    if (!isUuid(id)) throw itemNotFound()
+    const [row] = await tx.select().from(items).where(eq(items.id, id)).for('update')
+    if (!row) throw itemNotFound()
+    return row
+  }
+
+  async function read(id: string, executor: DbOrTx = db): Promise<Item> {
+    if (!isUuid(id)) throw itemNotFound()
+    const rows = await selectItems(executor).where(eq(items.id, id))
+    const [item] = await adminItemsOf(executor, rows as ItemRow[], clock.now())
+    if (!item) throw itemNotFound()
+    return item
+  }
+
+  /** A write's database errors as answers: a taken slug is 409, a reference deleted meanwhile is 400. */
+  function mapWriteError(slug: string | undefined) {
+    return (error: unknown): never => {
+      if (uniqueViolation(error)?.constraint === 'items_slug_unique') throw slugTaken(slug ?? '')
+      const reference = foreignKeyViolation(error)?.constraint
+      if (reference) {
+        const field = reference.includes('category')
+          ? 'categoryId'
+          : reference.includes('company')
+            ? 'companyId'
+            : reference.includes('tag')
+              ? 'tagIds'
+              : reference.includes('collection')
+                ? 'collectionIds'
+                : undefined
+        if (field) throw invalidInput(field, 'names something that was just deleted')
+      }
+      throw error
+    }
+  }
+
+  async function insertItem(
+    tx: DbOrTx,
+    touched: Set<string>,
+    values: {
+      slug: string
+      name: string
+      status: ItemStatus
+      submittedBy: string | null
+      body: Omit<CreateItemBody, 'name' | 'slug' | 'status'>
+    },
+    actorId: string,
+    action: 'created' | 'submitted',
+  ): Promise<Row> {
+    const now = clock.now()
+    const { body } = values
+    const [row] = await tx
+      .insert(items)
+      .values({
+        slug: values.slug,
+        name: values.name,
+        description: body.description ?? null,
+        url: body.url ?? null,
+        iconUrl: body.iconUrl ?? null,
+        imageUrl: body.imageUrl ?? null,
+        categoryId: body.categoryId ?? null,
+        companyId: body.companyId ?? null,
+        status: values.status,
+        ...locationOf({}, body.location),
+        submittedBy: values.submittedBy,
+        publishedAt: values.status === 'published' ? now : null,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+    if (!row) throw new Error('item insert returned no row')
+    const tagIds = body.tagIds ?? []
+    await setTags(tx, row.id, tagIds)
+    if (body.collectionIds) await setCollections(tx, row.id, body.collectionIds, now)
+    const changes = changesBetween({}, snapshotOf(row, tagIds)).filter(
+      (change) =>
+        change.to !== null && !(Array.isArray(change.to) && change.to.length === 0) && change.to !== false,
+    )
+    await record(tx, { itemId: row.id, actorId, action, changes })
+    if (await adjustCategoryCounts(tx, null, row)) touched.add(CATEGORIES_CONTENT)
+    return row
+  }
+
+  async function update(id: string, body: UpdateItemBody, actor: Actor): Promise<Item> {
+    const name = body.name === undefined ? undefined : checkedName(body.name)
+    return write(async (tx, touched) => {
+      const before = await locked(tx, id)
+      await checkReferences(tx, body)
+      const beforeTags = await tagIdsOf(tx, id)
+      const now = clock.now()
+      const changes: Partial<typeof items.$inferInsert> = {
+        ...(name === undefined ? {} : { name }),
+        ...(body.slug === undefined ? {} : { slug: body.slug }),
+        ...(body.description === undefined ? {} : { description: body.description }),
+        ...(body.url === undefined ? {} : { url: body.url }),
+        ...(body.iconUrl === undefined ? {} : { iconUrl: body.iconUrl }),
+        ...(body.imageUrl === undefined ? {} : { imageUrl: body.imageUrl }),
+        ...(body.categoryId === undefined ? {} : { categoryId: body.categoryId }),
+        ...(body.companyId === undefined ? {} : { companyId: body.companyId }),
+        ...(body.status === undefined ? {} : { status: body.status }),
+        ...(body.location === undefined ? {} : locationOf(before, body.location)),
+      }
+      if (body.status === 'published' && before.status !== 'published') changes.publishedAt = now
+      const afterTags = body.tagIds ?? beforeTags
+      const after: Row = { ...before, ...changes } as Row
+      const diff = changesBetween(snapshotOf(before, beforeTags), snapshotOf(after, afterTags))
+      if (diff.length > 0) {
+        await tx
+          .update(items)
+          .set({ ...changes, updatedAt: now })
+          .where(eq(items.id, id))
+        if (body.tagIds) await setTags(tx, id, body.tagIds)
+        await record(tx, { itemId: id, actorId: actor.id, action: 'updated', changes: diff })
+        if (await adjustCategoryCounts(tx, before, after)) touched.add(CATEGORIES_CONTENT)
+      }
+      if (body.collectionIds) await setCollections(tx, id, body.collectionIds, now)
+      return read(id, tx)
+    }).catch(mapWriteError(body.slug))
+  }
+
+  async function remove(id: string, actor: Actor): Promise<void> {
+    await write(async (tx, touched) => {
+      const before = await locked(tx, id)
+      await tx.delete(items).where(eq(items.id, id))
+      await record(tx, {
+        itemId: id,
+        actorId: actor.id,
+        action: 'deleted',
+        changes: [{ field: 'status', from: before.status, to: null }],
+      })
+      if (await adjustCategoryCounts(tx, before, null)) touched.add(CATEGORIES_CONTENT)
+    })
+  }
+
+  /** Approves (publishes) or rejects an item, keeping the note; 409 when it already is what was asked. */
+  async function review(id: string, action: 'approve' | 'reject', note: string | undefined, actor: Actor) {
+    const status: ItemStatus = action === 'approve' ? 'published' : 'rejected'
+    return write(async (tx, touched) => {
+      const before = await locked(tx, id)
+      if (before.status === status) {
+        throw conflict(
+          `The item is already ${status}`,
+          action === 'approve' ? 'ITEM_ALREADY_PUBLISHED' : 'ITEM_ALREADY_REJECTED',
+        )
+      }
+      const now = clock.now()
+      const reviewNote = note?.trim() || null
+      await tx
+        .update(items)
+        .set({
+          status,
+          reviewNote,
+          reviewedBy: actor.id,
+          reviewedAt: now,
+          updatedAt: now,
+          ...(status === 'published' ? { publishedAt: now } : {}),
+        })
+        .where(eq(items.id, id))
+      await record(tx, {
+        itemId: id,
+        actorId: actor.id,
+        action: action === 'approve' ? 'approved' : 'rejected',
+        changes: [{ field: 'status', from: before.status, to: status }],
+        note: reviewNote,
+      })
+      if (await adjustCategoryCounts(tx, before, { categoryId: before.categoryId, status })) {
+        touched.add(CATEGORIES_CONTENT)
+      }
+      return read(id, tx)
+    })
+  }
+
+  /** Every id is tried on its own: one failure is reported at its index and never stops the rest. */
+  async function bulk(
+    ids: string[],
+    action: (id: string) => Promise<unknown>,
+    verb: string,
+  ): Promise<BulkResult> {
+    const result: BulkResult = {
+      results: [],
+      errors: [],
+      summary: { total: ids.length, successful: 0, failed: 0 },
+    }
+    for (const [index, id] of ids.entries()) {
+      try {
+        await action(id)
+        result.results.push({ index, id, success: true })
+      } catch (error) {
+        if (!(error instanceof HttpError)) log.warn({ err: error, itemId: id }, `bulk ${verb} failed`)
+        result.errors.push({
+          index,
+          id,
+          error: error instanceof HttpError ? error.message : 'Internal server error',
+        })
+      }
+    }
+    result.summary.successful = result.results.length
+    result.summary.failed = result.errors.length
+    return result
+  }
+
+  /** A free slug for a submission: the name's, or it with the next number (`-2`, `-3` …). */
+  async function freeSlug(base: string): Promise<string> {
+    const pattern = `^${base}-[0-9]+$`
+    const taken = await db
+      .select({ slug: items.slug })
+      .from(items)
+      .where(sql`${items.slug} = ${base} or ${items.slug} ~ ${pattern}`)
+    if (taken.length === 0) return base
+    const numbers = new Set(taken.map(({ slug }) => Number(slug.slice(base.length + 1)) || 1))
+    let next = 2
+    while (numbers.has(next)) next++
+    return `${base}-${next}`
+  }
+
+  function listWhere(query: AdminItemQuery): SQL | undefined {
+    const conditions: (SQL | undefined)[] = [
+      query.search === undefined ? undefined : matchesSearch(query.search),
+      query.status === undefined ? undefined : eq(items.status, query.status),
+      query.category === undefined ? undefined : eq(items.categoryId, query.category),
+      query.company === undefined ? undefined : eq(items.companyId, query.company),
+      query.tag === undefined ? undefined : hasTag(query.tag),
+      query.featured === undefined
+        ? undefined
+        : query.featured === 'true'
+          ? isFeatured(clock.now())
+          : sql`not ${isFeatured(clock.now())}`,
+    ]
+    return and(...conditions)
+  }
+
+  const sortColumns = {
+    createdAt: items.createdAt,
+    updatedAt: items.updatedAt,
+    publishedAt: items.publishedAt,
+    name: items.name,
+    status: items.status,
+  } as const
+
+  return {
+    async list(query: AdminItemQuery): Promise<PageOf<Item>> {
+      const where = listWhere(query)
+      const direction = query.sortOrder === 'asc' ? asc : desc
+      const orderBy =
+        query.sortBy === 'publishedAt'
+          ? [sql`${items.publishedAt} ${sql.raw(query.sortOrder)} nulls last`, direction(items.id)]
+          : [direction(sortColumns[query.sortBy]), direction(items.id)]
+      return fetchPage(query, {
+        rows: async (limit, offset) => {
+          const rows = await selectItems(db)
+            .where(where)
+            .orderBy(...orderBy)
+            .limit(limit)
+            .offset(offset)
+          return adminItemsOf(db, rows as ItemRow[], clock.now())
+        },
+        total: () => countRows(db, items, where),
+      })
+    },
+
+    get: (id: string) => read(id),
+
+    async stats() {
+      const [row] = await db
+        .select({
+          total: count(),
+          published: sql<number>`count(*) filter (where ${items.status} = 'published')::int`,
+          pending: sql<number>`count(*) filter (where ${items.status} = 'pending')::int`,
+          rejected: sql<number>`count(*) filter (where ${items.status} = 'rejected')::int`,
+          draft: sql<number>`count(*) filter (where ${items.status} = 'draft')::int`,
+        })
+        .from(items)
+      return row ?? { total: 0, published: 0, pending: 0, rejected: 0, draft: 0 }
+    },
+
+    async create(body: CreateItemBody, actor: Actor): Promise<Item> {
+      const name = checkedName(body.name)
+      const slug = body.slug ?? slugify(name, ITEM_LIMITS.slugMax)
+      if (!slug) throw invalidInput('slug', 'is required: the name has no letters or digits to make one from')
+      return write(async (tx, touched) => {
+        const [taken] = await tx.select({ id: items.id }).from(items).where(eq(items.slug, slug))
+        if (taken) throw slugTaken(slug)
+        await checkReferences(tx, body)
+        const row = await insertItem(
+          tx,
+          touched,
+          { slug, name, status: body.status ?? 'draft', submittedBy: null, body },
+          actor.id,
+          'created',
+        )
+        return read(row.id, tx)
+      }).catch(mapWriteError(slug))
+    },
+
+    update,
+    remove,
+    review,
+
+    async history(id: string, query: HistoryQuery): Promise<PageOf<HistoryEntry>> {
+      if (!isUuid(id)) throw itemNotFound()
+      const [exists] = await db.select({ id: items.id }).from(items).where(eq(items.id, id))
+      if (!exists) throw itemNotFound()
+      const where = eq(itemHistory.itemId, id)
+      return fetchPage(query, {
+        rows: async (limit, offset) => {
+          const rows = await db
+            .select({ entry: itemHistory, actorName: users.name, actorEmail: users.email })
+            .from(itemHistory)
+            .leftJoin(users, eq(users.id, itemHistory.actorId))
+            .where(where)
+            .orderBy(desc(itemHistory.createdAt), desc(itemHistory.id))
+            .limit(limit)
+            .offset(offset)
+          return rows.map(({ entry, actorName, actorEmail }) => ({
+            id: entry.id,
+            action: entry.action as HistoryEntry['action'],
+            actor:
+              entry.actorId && actorEmail ? { id: entry.actorId, name: actorName, email: actorEmail } : null,
+            changes: entry.changes,
+            note: entry.note,
+            createdAt: entry.createdAt,
+          }))
+        },
+        total: () => countRows(db, itemHistory, where),
+      })
+    },
+
+    bulk(action: 'approve' | 'reject' | 'delete', ids: string[], actor: Actor): Promise<BulkResult> {
+      const verb = action === 'approve' ? 'approved' : action === 'reject' ? 'rejected' : 'deleted'
+      return bulk(
+        ids,
+        (id) => (action === 'delete' ? remove(id, actor) : review(id, action, undefined, actor)),
+        verb,
+      )
+    },
+
+    /**
+     * A signed-in user's submission: `pending`, theirs, with a free slug from its name, and a notification
+     * for the admins in the same transaction.
+     */
+    async submit(
+      body: SubmitItemBody,
+      submitter: { id: string; name: string | null; email: string },
+    ): Promise<Item> {
+      const name = checkedName(body.name)
+      const base = slugify(name, ITEM_LIMITS.slugMax - 4) || 'item'
+      // Two submissions of one name may pick the same free slug; the loser picks again.
+      for (let attempt = 0; ; attempt++) {
+        const slug = await freeSlug(base)
+        try {
+          return await write(async (tx, touched) => {
+            await checkReferences(tx, body, { activeCategoryOnly: true })
+            const row = await insertItem(
+              tx,
+              touched,
+              { slug, name, status: 'pending', submittedBy: submitter.id, body },
+              submitter.id,
+              'submitted',
+            )
+            await notifyAdmins(tx, clock.now(), {
+              type: 'item_submitted',
+              title: `New submission: ${name}`,
+              message: `${submitter.name ?? submitter.email} submitted "${name}" for review.`,
+              data: { itemId: row.id, itemSlug: row.slug, submittedBy: submitter.id },
+            })
+            return read(row.id, tx)
+          })
+        } catch (error) {
+          if (uniqueViolation(error)?.constraint === 'items_slug_unique' && attempt < 5) continue
+          return mapWriteError(slug)(error)
+        }
+      }
+    },
+  }
+}
+
+export type ItemService = ReturnType<typeof createItemService>
