@@ -10,6 +10,7 @@ const USAGE = `Usage: npm run cli -- <command>   (npm start = npm run cli -- sta
   start [platform|directory]            run both services, or one
   migrate                               apply migrations and install job queues, then exit
   admin create --email E --password P   make E an active directory admin with password P
+  seed --demo                           fill the directory with a demo site (idempotent)
   config docs                           print the configuration table (Markdown)
   help                                  print this help
 
@@ -167,6 +168,34 @@ async function adminCreate(args: string[]) {
   }
 }
 
+async function seed(args: string[]) {
+  const { values } = parseArgs({ args, options: { demo: { type: 'boolean' } }, strict: true })
+  if (!values.demo) throw new UsageError('seed needs --demo (the only content it has)')
+  const config = loadConfig()
+  const { createLogger, migrateAll, openDatabases, systemClock } = await loadServices()
+  const { seedDemo } = await import('./directory/seed/demo.ts')
+  const log = createLogger('warn', undefined, config.logFormat)
+  const databases = await openDatabases(config, { log })
+  try {
+    await migrateAll(databases, ['directory'], log)
+    const started = performance.now()
+    const { added } = await seedDemo({ db: databases.directory.db, clock: systemClock })
+    const took = Math.round(performance.now() - started)
+    const total = Object.values(added).reduce((sum, count) => sum + count, 0)
+    process.stdout.write(
+      total === 0
+        ? `The demo content is already there; nothing added (${took} ms).\n`
+        : `Demo content added in ${took} ms: ${Object.entries(added)
+            .map(([what, count]) => `${count} ${what}`)
+            .join(
+              ', ',
+            )}.\nStart Curio (npm start) and open http://localhost:${config.directoryPort}/api/items or /api/featured-items.\n`,
+    )
+  } finally {
+    await databases.close()
+  }
+}
+
 async function main(argv: string[]) {
   const [command = 'help', ...rest] = argv
   if (command === 'help' || command === '--help' || command === '-h') {
@@ -182,6 +211,8 @@ async function main(argv: string[]) {
     case 'admin':
       if (rest[0] !== 'create') throw new UsageError(`Unknown admin command "${rest[0] ?? ''}"`)
       return adminCreate(rest.slice(1))
+    case 'seed':
+      return seed(rest)
     case 'config':
       if (rest[0] !== 'docs') throw new UsageError(`Unknown config command "${rest[0] ?? ''}"`)
       process.stdout.write(`${configurationTable()}\n`)

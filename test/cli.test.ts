@@ -196,6 +196,41 @@ describe('the command line', () => {
     assert.equal(await exited(started.child, 15_000), 0, started.output())
   })
 
+  it('seed --demo fills a living site once; a second run adds nothing; the site then serves it', async () => {
+    const data = await storage()
+    cleanups.push(data.cleanup)
+    const first = await runToEnd(['seed', '--demo'], data.env)
+    assert.equal(first.code, 0, first.stderr)
+    assert.match(
+      first.stdout,
+      /Demo content added in \d+ ms: 12 categories, 40 tags, 30 companies, 300 items, 5 collections, 8 featured, 5 members/,
+    )
+    const second = await runToEnd(['seed', '--demo'], data.env)
+    assert.equal(second.code, 0, second.stderr)
+    assert.match(second.stdout, /already there; nothing added/)
+    const wrong = await runToEnd(['seed'], data.env)
+    assert.equal(wrong.code, 2)
+    assert.match(wrong.stderr, /seed needs --demo/)
+
+    const started = await start(data.env)
+    try {
+      const list = await (await fetch(`${started.urls.directory}/api/items?limit=5`)).json()
+      assert.equal(list.data.length, 5)
+      assert.ok(list.meta.total > 200 && list.meta.total < 300, `mostly published: ${list.meta.total}`)
+      const [first] = list.data
+      assert.ok(first.category && first.description, 'items carry their category and description')
+      const page = await fetch(`${started.urls.directory}/api/items/${first.slug}`)
+      assert.equal(page.status, 200)
+      const shelf = await (await fetch(`${started.urls.directory}/api/featured-items`)).json()
+      assert.equal(shelf.count, 6, 'the shelf shows its default 6 of the 8 featured')
+      const exists = await (await fetch(`${started.urls.directory}/api/collections/exists`)).json()
+      assert.deepEqual(exists, { exists: true, count: 5 })
+    } finally {
+      started.child.kill('SIGTERM')
+    }
+    assert.equal(await exited(started.child, 15_000), 0, started.output())
+  })
+
   it('ADMIN_EMAIL and ADMIN_PASSWORD make sure that admin exists at start', async () => {
     const data = await storage()
     cleanups.push(data.cleanup)

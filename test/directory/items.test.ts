@@ -545,6 +545,9 @@ describe('submissions', () => {
     assert.equal(data.publishedAt, null)
     const second = (await submit()).json().data
     assert.equal(second.slug, `${data.slug}-2`)
+    const clients = await ok('GET', `/api/admin/clients?search=${encodeURIComponent('Grace Hopper')}&limit=100`)
+    const profile = clients.data.clients.find((c: { userId: string }) => c.userId === data.submittedBy.id)
+    assert.equal(profile.totalSubmissions, 2, 'the submitter’s profile counts their submissions')
     const notices = await h.databases.directory.db
       .select()
       .from(adminNotifications)

@@ -23,10 +23,7 @@ const tags = ['collections']
 const BASE = '/api/admin/collections'
 const notFound = [404, 'COLLECTION_NOT_FOUND'] as const
 const writeRefused = [403, 'FORBIDDEN', 'CROSS_ORIGIN'] as const
-const repeatedItem = invalidField(
-  'body.itemIds',
-  'must NOT have duplicate items (items ## 1 and 0 are identical)',
-)
+const repeatedItem = invalidField('body.itemIds', 'must not repeat an item')
 
 export function collectionRoutes(app: App, { collections }: { collections: CollectionService }) {
   app.get(
@@ -173,7 +170,7 @@ export function collectionRoutes(app: App, { collections }: { collections: Colle
         response: {
           200: CollectionAnswer,
           ...errors(
-            [400, invalidField('body', 'must NOT have fewer than 1 properties')],
+            [400, invalidField('body', 'must have at least 1 field')],
             401,
             writeRefused,
             notFound,

@@ -26,8 +26,14 @@ import {
 import { collectionItems, collections } from './tables.ts'
 
 const ACTIVE_COUNT = 'active-count'
-/** How many unknown ids a 400's message names; `details` has them all. */
-const UNKNOWN_IDS_IN_MESSAGE = 5
+/** How many ids a 400's message names; `details` (unknown ids) has them all. */
+const IDS_IN_MESSAGE = 5
+
+/** `a, b, c, d, e and 3 more`: a message stays short whatever the list. */
+function named(ids: readonly string[]): string {
+  const more = ids.length > IDS_IN_MESSAGE ? ` and ${ids.length - IDS_IN_MESSAGE} more` : ''
+  return `${ids.slice(0, IDS_IN_MESSAGE).join(', ')}${more}`
+}
 
 const collectionNotFound = () => notFound('No collection has this id', 'COLLECTION_NOT_FOUND')
 const slugTaken = (slug: string) =>
@@ -76,7 +82,7 @@ function checkedItemIds(raw: readonly string[]): string[] {
   const ids = raw.map((id) => id.toLowerCase())
   const repeated = [...new Set(ids.filter((id, index) => ids.indexOf(id) !== index))]
   if (repeated.length > 0) {
-    throw invalidInput('itemIds', `must name each item once; repeated: ${repeated.join(', ')}`)
+    throw invalidInput('itemIds', `must name each item once; repeated: ${named(repeated)}`)
   }
   return ids
 }
@@ -91,12 +97,9 @@ async function assertItemsExist(tx: DbOrTx, ids: string[]): Promise<void> {
   const known = new Set(found.map((row) => row.id))
   const unknown = ids.filter((id) => !known.has(id))
   if (unknown.length === 0) return
-  const named = unknown.slice(0, UNKNOWN_IDS_IN_MESSAGE).join(', ')
-  const more =
-    unknown.length > UNKNOWN_IDS_IN_MESSAGE ? ` and ${unknown.length - UNKNOWN_IDS_IN_MESSAGE} more` : ''
   throw invalidInput(
     unknown.map((id) => ({ field: 'itemIds', message: `no item has the id "${id}"` })),
-    { code: 'UNKNOWN_ITEM_IDS', summary: `Unknown item ids: ${named}${more}` },
+    { code: 'UNKNOWN_ITEM_IDS', summary: `Unknown item ids: ${named(unknown)}` },
   )
 }
 

@@ -103,7 +103,8 @@ export function companyRoutes(app: App, { companyService }: { companyService: Co
       schema: {
         tags,
         summary: 'Read a company',
-        description: 'The company, active or not, with its `itemCount`; 404 when unknown.',
+        description:
+          'The company, active or not, with its `itemCount`; 404 when unknown (an id that is not a UUID too).',
         params: CompanyParams,
         response: { 200: CompanyAnswer, ...errors(401, 403, notFound) },
       },

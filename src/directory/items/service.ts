@@ -12,6 +12,7 @@ import { slugify } from '../../lib/slug.ts'
 import { users } from '../accounts/tables.ts'
 import { CATEGORIES_CONTENT, CONTENT_CHANGED_CHANNEL, ITEMS_CONTENT } from '../categories/cache.ts'
 import { categories } from '../categories/tables.ts'
+import { clientProfiles } from '../clients/tables.ts'
 import { collectionItems, collections } from '../collections/tables.ts'
 import { companies } from '../companies/tables.ts'
 import { notifyAdmins } from '../notifications/service.ts'
@@ -650,6 +651,11 @@ export function createItemService({ db, clock, log, caches }: ItemServiceDeps) {
               submitter.id,
               'submitted',
             )
+            // The submitter's profile counts what they submitted (the clients' figures read it).
+            await tx
+              .update(clientProfiles)
+              .set({ totalSubmissions: sql`${clientProfiles.totalSubmissions} + 1` })
+              .where(eq(clientProfiles.userId, submitter.id))
             await notifyAdmins(tx, clock.now(), {
               type: 'item_submitted',
               title: `New submission: ${name}`,

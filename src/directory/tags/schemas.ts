@@ -66,7 +66,10 @@ export const TagListQuery = Query({
       examples: ['source'],
     }),
   ),
-  sortBy: Type.Enum(TAG_SORT_FIELDS, { default: 'name', description: '`itemCount`: most used last (asc)' }),
+  sortBy: Type.Enum(TAG_SORT_FIELDS, {
+    default: 'name',
+    description: '`itemCount` with `sortOrder=desc` puts the most used first',
+  }),
   sortOrder: Type.Enum(['asc', 'desc'], { default: 'asc' }),
 })
 export type TagListQuery = Static<typeof TagListQuery>
