@@ -214,14 +214,19 @@ describe('the command line', () => {
 
     const started = await start(data.env)
     try {
-      const list = await (await fetch(`${started.urls.directory}/api/items?limit=5`)).json()
+      const list = (await (await fetch(`${started.urls.directory}/api/items?limit=5`)).json()) as {
+        data: { slug: string; category: unknown; description: string }[]
+        meta: { total: number }
+      }
       assert.equal(list.data.length, 5)
       assert.ok(list.meta.total > 200 && list.meta.total < 300, `mostly published: ${list.meta.total}`)
-      const [first] = list.data
+      const first = list.data[0]!
       assert.ok(first.category && first.description, 'items carry their category and description')
       const page = await fetch(`${started.urls.directory}/api/items/${first.slug}`)
       assert.equal(page.status, 200)
-      const shelf = await (await fetch(`${started.urls.directory}/api/featured-items`)).json()
+      const shelf = (await (await fetch(`${started.urls.directory}/api/featured-items`)).json()) as {
+        count: number
+      }
       assert.equal(shelf.count, 6, 'the shelf shows its default 6 of the 8 featured')
       const exists = await (await fetch(`${started.urls.directory}/api/collections/exists`)).json()
       assert.deepEqual(exists, { exists: true, count: 5 })

@@ -121,8 +121,8 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
   const featured = featuredModule({ db, clock })
   const items = itemsModule({ db, clock, log, rateLimit, alsoClears: [categories.cache] })
   const collections = collectionsModule({ db, clock })
-  const tags = tagsModule({ db, clock })
-  const companies = companiesModule({ db, clock })
+  const tags = tagsModule({ db, clock, caches: [items.cache] })
+  const companies = companiesModule({ db, clock, caches: [items.cache] })
 
   installModules(
     app,

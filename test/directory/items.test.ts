@@ -344,6 +344,37 @@ describe('admin items', () => {
   })
 })
 
+describe('featuring an item of this directory', () => {
+  it('copies the display fields not sent from the item, and needs a name for a slug it does not know', async () => {
+    const source = await item({
+      description: 'From the item',
+      iconUrl: 'https://cdn.example.com/i.png',
+      imageUrl: 'https://cdn.example.com/c.jpg',
+      status: 'published',
+    })
+    const copied = await ok(
+      'POST',
+      '/api/admin/featured-items',
+      { itemSlug: source.slug, itemIconUrl: null },
+      201,
+    )
+    assert.deepEqual(
+      [copied.data.itemName, copied.data.itemDescription, copied.data.itemIconUrl, copied.data.itemImageUrl],
+      [source.name, 'From the item', null, 'https://cdn.example.com/c.jpg'],
+    )
+    const unknown = await call('POST', '/api/admin/featured-items', { itemSlug: 'not-in-this-directory' })
+    assert.equal(unknown.statusCode, 400)
+    assert.equal(unknown.json().details[0].field, 'body.itemName')
+    const elsewhere = await ok(
+      'POST',
+      '/api/admin/featured-items',
+      { itemSlug: 'not-in-this-directory', itemName: 'Elsewhere' },
+      201,
+    )
+    assert.equal(elsewhere.data.itemDescription, null)
+  })
+})
+
 describe('admin item list and stats', () => {
   let marker: string
   let cat: { id: string }
@@ -545,7 +576,10 @@ describe('submissions', () => {
     assert.equal(data.publishedAt, null)
     const second = (await submit()).json().data
     assert.equal(second.slug, `${data.slug}-2`)
-    const clients = await ok('GET', `/api/admin/clients?search=${encodeURIComponent('Grace Hopper')}&limit=100`)
+    const clients = await ok(
+      'GET',
+      `/api/admin/clients?search=${encodeURIComponent('Grace Hopper')}&limit=100`,
+    )
     const profile = clients.data.clients.find((c: { userId: string }) => c.userId === data.submittedBy.id)
     assert.equal(profile.totalSubmissions, 2, 'the submitter’s profile counts their submissions')
     const notices = await h.databases.directory.db

@@ -87,7 +87,7 @@ export function createCompanyService({ db, clock, caches = [] }: CompanyServiceD
       companies_slug_unique: () => slugTaken(slug),
     })
 
-  /** The companies matching `where`, each with its item count. */
+  /** The companies matching `where`, each with its item count; the caller orders and pages. */
   function withCounts(executor: DbOrTx, where: SQL | undefined) {
     const counts = usage(executor)
     const itemCount = sql<number>`coalesce(${counts.itemCount}, 0)`.mapWith(Number)

@@ -91,8 +91,10 @@ export function featuredRoutes(app: App, { featured }: { featured: FeaturedServi
         tags,
         summary: 'Feature an item',
         description:
-          'Puts an item on the shelf with the fields it is shown with. `featuredAt` defaults to now; ' +
-          '`featuredUntil` (null: never) must come after it. Text is stored as sent.',
+          'Puts an item on the shelf with the fields it is shown with. When an item of this directory has the ' +
+          '`itemSlug`, the display fields not sent (name, description, icon, image) are copied from it; ' +
+          'otherwise `itemName` is required. `featuredAt` defaults to now; `featuredUntil` (null: never) must ' +
+          'come after it. Text is stored as sent.',
         body: CreateFeaturedBody,
         response: {
           201: FeaturedAnswer,

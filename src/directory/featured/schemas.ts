@@ -77,7 +77,14 @@ const fields = {
 export const CreateFeaturedBody = Type.Object(
   {
     itemSlug: fields.itemSlug,
-    itemName: fields.itemName,
+    itemName: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        examples: [EXAMPLE.itemName],
+        description: 'required unless an item of this directory has the slug (its name is used then)',
+      }),
+    ),
     itemDescription: Type.Optional(fields.itemDescription),
     itemIconUrl: Type.Optional(fields.itemIconUrl),
     itemImageUrl: Type.Optional(fields.itemImageUrl),

@@ -8,6 +8,7 @@ import { invalidInput, notFound } from '../../lib/errors.ts'
 import { isUuid } from '../../lib/ids.ts'
 import type { PageOf } from '../../lib/pagination.ts'
 import { CONTENT_CHANGED_CHANNEL } from '../categories/cache.ts'
+import { items } from '../items/tables.ts'
 import type {
   CreateFeaturedBody,
   FeaturedItem,
@@ -106,15 +107,36 @@ export function createFeaturedService({
       const featuredAt = body.featuredAt ? new Date(body.featuredAt) : now
       const featuredUntil = body.featuredUntil ? new Date(body.featuredUntil) : null
       checkWindow(featuredAt, featuredUntil)
+      // Display fields not sent come from the item of this directory with that slug, when there is one.
+      const [item] =
+        body.itemName === undefined ||
+        body.itemDescription === undefined ||
+        body.itemIconUrl === undefined ||
+        body.itemImageUrl === undefined
+          ? await db
+              .select({
+                name: items.name,
+                description: items.description,
+                iconUrl: items.iconUrl,
+                imageUrl: items.imageUrl,
+              })
+              .from(items)
+              .where(eq(items.slug, body.itemSlug))
+          : []
+      const itemName = body.itemName ?? item?.name
+      if (itemName === undefined) {
+        throw invalidInput('body.itemName', 'is required: no item of this directory has this itemSlug')
+      }
       const [row] = await write((tx) =>
         tx
           .insert(featuredItems)
           .values({
             itemSlug: body.itemSlug,
-            itemName: body.itemName,
-            itemDescription: body.itemDescription ?? null,
-            itemIconUrl: body.itemIconUrl ?? null,
-            itemImageUrl: body.itemImageUrl ?? null,
+            itemName,
+            itemDescription:
+              body.itemDescription === undefined ? (item?.description ?? null) : body.itemDescription,
+            itemIconUrl: body.itemIconUrl === undefined ? (item?.iconUrl ?? null) : body.itemIconUrl,
+            itemImageUrl: body.itemImageUrl === undefined ? (item?.imageUrl ?? null) : body.itemImageUrl,
             featuredOrder: body.featuredOrder ?? 0,
             isActive: body.isActive ?? true,
             featuredAt,

@@ -32,5 +32,5 @@ export function itemsModule(deps: {
     },
     caches: [cache],
   }
-  return { items, site, module }
+  return { items, site, cache, module }
 }

@@ -269,12 +269,22 @@ export function createItemService({ db, clock, log, caches }: ItemServiceDeps) {
     }
     for (const collectionId of collectionIds) {
       if (currentIds.has(collectionId)) continue
-      await tx.insert(collectionItems).values({
-        collectionId,
-        itemId,
-        position: sql`(select coalesce(max(${collectionItems.position}), -1) + 1 from ${collectionItems} where ${collectionItems.collectionId} = ${collectionId})`,
-        addedAt: at,
-      })
+      // The collection's row is locked as its own item-list writes lock it, so appends and a replacement
+      // of the list are served one after the other.
+      await tx
+        .select({ id: collections.id })
+        .from(collections)
+        .where(eq(collections.id, collectionId))
+        .for('update')
+      await tx
+        .insert(collectionItems)
+        .values({
+          collectionId,
+          itemId,
+          position: sql`(select coalesce(max(${collectionItems.position}), -1) + 1 from ${collectionItems} where ${collectionItems.collectionId} = ${collectionId})`,
+          addedAt: at,
+        })
+        .onConflictDoNothing()
     }
   }
 
@@ -291,10 +301,18 @@ export function createItemService({ db, clock, log, caches }: ItemServiceDeps) {
     await tx.insert(itemHistory).values({ ...entry, note: entry.note ?? null, createdAt: clock.now() })
   }
 
-  /** The row of `id` locked for this transaction, or 404. */
-  async function locked(tx: DbOrTx, id: string): Promise<Row> {
+  /**
+   * The row of `id` locked for this transaction, or 404. A change takes `no key update`, which leaves
+   * collections free to reference the item meanwhile (their writers lock the collection, then `key share`
+   * the items); only a deletion takes the whole row.
+   */
+  async function locked(
+    tx: DbOrTx,
+    id: string,
+    strength: 'no key update' | 'update' = 'no key update',
+  ): Promise<Row> {
     if (!isUuid(id)) throw itemNotFound()
-    const [row] = await tx.select().from(items).where(eq(items.id, id)).for('update')
+    const [row] = await tx.select().from(items).where(eq(items.id, id)).for(strength)
     if (!row) throw itemNotFound()
     return row
   }
@@ -414,7 +432,7 @@ export function createItemService({ db, clock, log, caches }: ItemServiceDeps) {
 
   async function remove(id: string, actor: Actor): Promise<void> {
     await write(async (tx, touched) => {
-      const before = await locked(tx, id)
+      const before = await locked(tx, id, 'update')
       await tx.delete(items).where(eq(items.id, id))
       await record(tx, {
         itemId: id,

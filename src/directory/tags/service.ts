@@ -81,7 +81,7 @@ export function createTagService({ db, clock, caches = [] }: TagServiceDeps) {
   const conflicts = (id: string) =>
     onUniqueViolation({ tags_name_lower_unique: nameTaken, tags_pkey: () => idTaken(id) })
 
-  /** The tags matching `where`, each with its item count, in `orderBy` order. */
+  /** The tags matching `where`, each with its item count; the caller orders and pages. */
   function withCounts(executor: DbOrTx, where: SQL | undefined) {
     const counts = usage(executor)
     const itemCount = sql<number>`coalesce(${counts.itemCount}, 0)`.mapWith(Number)
