@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { eq } from 'drizzle-orm'
 import { categories } from '../../src/directory/categories/tables.ts'
-import { APP_ORIGIN, type DirectoryHarness, startDirectory } from '../helpers/apps.ts'
+import { APP_ORIGIN, type DirectoryHarness, startDirectory, until } from '../helpers/apps.ts'
 import { race } from '../helpers/database.ts'
 
 let h: DirectoryHarness
@@ -208,35 +208,27 @@ describe('admin categories: the content cache across instances', () => {
   })
   after(() => other.close())
 
-  async function eventually(check: () => Promise<boolean>, what: string) {
-    const deadline = Date.now() + 5000
-    while (!(await check())) {
-      if (Date.now() > deadline) assert.fail(`timed out waiting until ${what}`)
-      await new Promise((resolve) => setTimeout(resolve, 20))
-    }
-  }
-
   it('a write on one instance invalidates /all on the other', async () => {
     // Warm the other instance's cache first, so only an invalidation can show the change.
     const before = await allIds(other, otherAdmin)
     const category = await create()
     assert.ok(!before.includes(category.id))
-    await eventually(async () => (await allIds(other, otherAdmin)).includes(category.id), 'created is seen')
+    await until(async () => (await allIds(other, otherAdmin)).includes(category.id), 'created is seen')
 
     await call('DELETE', `${BASE}/${category.id}`)
-    await eventually(async () => !(await allIds(other, otherAdmin)).includes(category.id), 'deleted is gone')
+    await until(async () => !(await allIds(other, otherAdmin)).includes(category.id), 'deleted is gone')
 
     const newName = uniqueName('Cached')
     const kept = await create()
-    await eventually(async () => (await allIds(other, otherAdmin)).includes(kept.id), 'second create is seen')
+    await until(async () => (await allIds(other, otherAdmin)).includes(kept.id), 'second create is seen')
     await call('PUT', `${BASE}/${kept.id}`, { name: newName })
-    await eventually(async () => {
+    await until(async () => {
       const res = await call('GET', `${BASE}/all`, undefined, other, otherAdmin)
       return res.json().data.some((entry: { name: string }) => entry.name === newName)
     }, 'rename is seen')
 
     await call('PUT', `${BASE}/reorder`, { categoryIds: [kept.id] })
-    await eventually(async () => (await allIds(other, otherAdmin))[0] === kept.id, 'reorder is seen')
+    await until(async () => (await allIds(other, otherAdmin))[0] === kept.id, 'reorder is seen')
   })
 
   it('the writing instance sees its own write at once', async () => {

@@ -14,6 +14,7 @@ import {
   randomAddress,
   startDirectory,
   uniqueEmail,
+  until,
 } from '../helpers/apps.ts'
 
 const BASE = '/api/admin/clients'
@@ -172,15 +173,6 @@ describe('admin clients: create', () => {
     assert.equal(res.statusCode, 200, res.body)
   })
 })
-
-/** Waits, up to 5 s, for what another instance or a notification brings about. */
-async function eventually(check: () => Promise<boolean>, what: string) {
-  const deadline = Date.now() + 5000
-  while (!(await check())) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting until ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
 
 describe('admin clients: list', () => {
   it('searches display name and email case-insensitively and pages with meta', async () => {
@@ -525,14 +517,14 @@ describe('admin clients: stats cache', () => {
       payload: { email: uniqueEmail('stats'), password: 'long-enough-password', name: 'Stats Person' },
     })
     assert.equal(registered.statusCode, 201, registered.body)
-    await eventually(async () => (await totalClients()) === before + 1, 'the sign-up is in the stats')
+    await until(async () => (await totalClients()) === before + 1, 'the sign-up is in the stats')
 
     const other = await startDirectory({ databases: h.databases })
     try {
       const otherAdmin = await other.adminCookie()
       const seen = await totalClients(other, otherAdmin)
       await createClient()
-      await eventually(
+      await until(
         async () => (await totalClients(other, otherAdmin)) === seen + 1,
         'the other instance’s stats follow',
       )
@@ -587,11 +579,11 @@ describe('admin clients: list totals are counted once and follow every change', 
       payload: { email: `${marker}@example.com`, password: 'long-enough-password', name: 'New Person' },
     })
     assert.equal(registered.statusCode, 201, registered.body)
-    await eventually(async () => (await total(marker)) === 3, 'the sign-up is counted')
+    await until(async () => (await total(marker)) === 3, 'the sign-up is counted')
 
     // Deleting the account removes its profile by cascade, outside any clients code.
     await h.databases.directory.db.delete(users).where(eq(users.email, `${marker}@example.com`))
-    await eventually(async () => (await total(marker)) === 2, 'the cascade is counted')
+    await until(async () => (await total(marker)) === 2, 'the cascade is counted')
   })
 
   it('a write on one instance reaches the totals of another', async () => {
@@ -603,7 +595,7 @@ describe('admin clients: list totals are counted once and follow every change', 
       await createClient({ displayName: `${marker} b` })
       assert.equal(await total(marker, other, otherAdmin), 2, 'counted, and kept, on the other instance')
       await createClient({ displayName: `${marker} c` })
-      await eventually(
+      await until(
         async () => (await total(marker, other, otherAdmin)) === 3,
         'the other instance counts again',
       )
@@ -684,7 +676,7 @@ describe('admin clients: stats', () => {
     ]
     for (const seed of seeds) await seedClient(fresh, seed)
     // Rows written straight to the table reach the stats through the table's change notification.
-    await eventually(
+    await until(
       async () =>
         (await api('GET', `${BASE}/stats`, undefined, fresh, freshAdmin)).json().data.overview
           .totalClients === 6,

@@ -11,6 +11,7 @@ import {
   sessionCookie,
   startDirectory,
   uniqueEmail,
+  until,
 } from '../helpers/apps.ts'
 import { race } from '../helpers/database.ts'
 
@@ -168,22 +169,14 @@ describe('collections: the count across instances', () => {
   after(() => other.close())
   beforeEach(noCollections)
 
-  async function eventually(check: () => Promise<boolean>, what: string) {
-    const deadline = Date.now() + 5000
-    while (!(await check())) {
-      if (Date.now() > deadline) assert.fail(`timed out waiting until ${what}`)
-      await new Promise((resolve) => setTimeout(resolve, 20))
-    }
-  }
-
   it('a write on one instance shows on the other', async () => {
     // Warms the other instance's cache first, so only an invalidation can show the change.
     assert.deepEqual(await exists(other), { exists: false, count: 0 })
     const created = await create()
-    await eventually(async () => (await exists(other)).count === 1, 'the new collection is counted')
+    await until(async () => (await exists(other)).count === 1, 'the new collection is counted')
     assert.deepEqual(await exists(other), { exists: true, count: 1 })
     await call('PUT', `${BASE}/${created.id}`, { isActive: false })
-    await eventually(async () => !(await exists(other)).exists, 'the deactivation is seen')
+    await until(async () => !(await exists(other)).exists, 'the deactivation is seen')
   })
 })
 

@@ -3,12 +3,12 @@ import { randomBytes, randomUUID } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { eq } from 'drizzle-orm'
 import { createNotifications } from '../../src/db/notifications.ts'
+import { companies } from '../../src/directory/companies/tables.ts'
 import {
   CATEGORIES_CONTENT,
   COMPANIES_CONTENT,
   CONTENT_CHANGED_CHANNEL,
-} from '../../src/directory/categories/cache.ts'
-import { companies } from '../../src/directory/companies/tables.ts'
+} from '../../src/directory/content.ts'
 import { type ItemStatus, items } from '../../src/directory/items/tables.ts'
 import { createLogger } from '../../src/lib/logger.ts'
 import {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, beforeEach, describe, it } from 'node:test'
 import { featuredItems } from '../../src/directory/featured/tables.ts'
-import { APP_ORIGIN, type DirectoryHarness, randomAddress, startDirectory } from '../helpers/apps.ts'
+import { APP_ORIGIN, type DirectoryHarness, randomAddress, startDirectory, until } from '../helpers/apps.ts'
 
 const BASE = '/api/admin/featured-items'
 const DAY = 86_400_000
@@ -184,20 +184,12 @@ describe('featured items: the shelf cache across instances', () => {
   })
   after(() => other.close())
 
-  async function eventually(check: () => Promise<boolean>, what: string) {
-    const deadline = Date.now() + 5000
-    while (!(await check())) {
-      if (Date.now() > deadline) assert.fail(`timed out waiting until ${what}`)
-      await new Promise((resolve) => setTimeout(resolve, 20))
-    }
-  }
-
   it('a write on one instance shows on the other', async () => {
     // Warms the other instance's cache first, so only an invalidation can show the change.
     assert.deepEqual(slugs(await shelf('', other)), [])
     const created = await feature({ itemSlug: 'fresh', featuredOrder: 1 })
-    await eventually(async () => slugs(await shelf('', other)).includes('fresh'), 'the new entry is seen')
+    await until(async () => slugs(await shelf('', other)).includes('fresh'), 'the new entry is seen')
     await call('PUT', `${BASE}/${created.id}`, { isActive: false })
-    await eventually(async () => slugs(await shelf('', other)).length === 0, 'the deactivation is seen')
+    await until(async () => slugs(await shelf('', other)).length === 0, 'the deactivation is seen')
   })
 })

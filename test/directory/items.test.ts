@@ -9,8 +9,8 @@ import {
   sessionCookie,
   startDirectory,
   uniqueEmail,
+  until,
 } from '../helpers/apps.ts'
-import { race } from '../helpers/database.ts'
 
 let h: DirectoryHarness
 let admin: string
@@ -87,7 +87,7 @@ describe('admin items', () => {
   it('creates an item with its category, tags, company and location, and reads it back', async () => {
     const [coffee, espresso, decaf, roaster] = await Promise.all([
       category(),
-      tag('Espresso ' + unique('x')),
+      tag(`Espresso ${unique('x')}`),
       tag(),
       company(),
     ])
@@ -665,14 +665,6 @@ describe('the content cache across instances', () => {
   })
   after(() => other.close())
 
-  async function eventually(check: () => Promise<boolean>, what: string) {
-    const deadline = Date.now() + 5000
-    while (!(await check())) {
-      if (Date.now() > deadline) assert.fail(`timed out waiting until ${what}`)
-      await new Promise((resolve) => setTimeout(resolve, 20))
-    }
-  }
-
   it('shows a write on one instance in the other’s public reads', async () => {
     const marker = `cache${Math.random().toString(36).slice(2, 8)}`
     const cat = await category()
@@ -692,16 +684,16 @@ describe('the content cache across instances', () => {
     const bySlug = () => call('GET', `/api/items/${created.slug}`, undefined, { cookie: null, app: other })
     assert.equal((await bySlug()).statusCode, 404)
     await ok('POST', `/api/admin/items/${created.id}/review`, { action: 'approve' })
-    await eventually(async () => (await read()).length === 1, 'the published item is listed')
-    await eventually(async () => (await bySlug()).statusCode === 200, 'the item page is seen')
+    await until(async () => (await read()).length === 1, 'the published item is listed')
+    await until(async () => (await bySlug()).statusCode === 200, 'the item page is seen')
     await ok('PUT', `/api/admin/categories/${cat.id}`, { name: `Renamed ${marker}` })
-    await eventually(
+    await until(
       async () => (await read())[0]?.category?.name === `Renamed ${marker}`,
       'the category’s new name is shown',
     )
-    await eventually(async () => (await countThere()) === 1, 'the category’s count is seen')
+    await until(async () => (await countThere()) === 1, 'the category’s count is seen')
     await ok('DELETE', `/api/admin/items/${created.id}`)
-    await eventually(async () => (await read()).length === 0, 'the deletion is seen')
-    await eventually(async () => (await bySlug()).statusCode === 404, 'the item page is gone')
+    await until(async () => (await read()).length === 0, 'the deletion is seen')
+    await until(async () => (await bySlug()).statusCode === 404, 'the item page is gone')
   })
 })

@@ -3,11 +3,7 @@ import { randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { eq } from 'drizzle-orm'
 import { createNotifications } from '../../src/db/notifications.ts'
-import {
-  CATEGORIES_CONTENT,
-  CONTENT_CHANGED_CHANNEL,
-  TAGS_CONTENT,
-} from '../../src/directory/categories/cache.ts'
+import { CATEGORIES_CONTENT, CONTENT_CHANGED_CHANNEL, TAGS_CONTENT } from '../../src/directory/content.ts'
 import { type ItemStatus, items, itemTags } from '../../src/directory/items/tables.ts'
 import { tags } from '../../src/directory/tags/tables.ts'
 import { createLogger } from '../../src/lib/logger.ts'

@@ -1,14 +1,14 @@
 import { and, asc, desc, eq, inArray, ne, type SQL, sql } from 'drizzle-orm'
 import { onForeignKeyViolation, onUniqueViolation } from '../../db/errors.ts'
-import type { Db, DbOrTx } from '../../db/index.ts'
+import type { Db } from '../../db/index.ts'
 import type { InvalidatedCache } from '../../db/invalidated-cache.ts'
-import { notify } from '../../db/notifications.ts'
 import { countRows, pageOfRows } from '../../db/queries.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { conflict, invalidInput, notFound } from '../../lib/errors.ts'
 import type { PageOf } from '../../lib/pagination.ts'
 import { slugify } from '../../lib/slug.ts'
-import { CATEGORIES_CONTENT, CONTENT_CHANGED_CHANNEL } from './cache.ts'
+import { CATEGORIES_CONTENT, checkedName, contentWriter } from '../content.ts'
+import { items } from '../items/tables.ts'
 import {
   CATEGORY_ID_MAX_LENGTH,
   CATEGORY_NAME_MAX_LENGTH,
@@ -17,7 +17,6 @@ import {
   type CategoryListQuery,
   type CreateCategoryBody,
 } from './schemas.ts'
-import { items } from '../items/tables.ts'
 import { categories } from './tables.ts'
 
 export interface CategoryServiceDeps {
@@ -49,16 +48,9 @@ const columns = {
 
 const categoryOf = ({ sortOrder: _, ...category }: typeof categories.$inferSelect): Category => category
 
-export function checkedCategoryName(raw: string): string {
-  const name = raw.trim()
-  if (name.length < CATEGORY_NAME_MIN_LENGTH || name.length > CATEGORY_NAME_MAX_LENGTH) {
-    throw invalidInput(
-      'name',
-      `must be ${CATEGORY_NAME_MIN_LENGTH} to ${CATEGORY_NAME_MAX_LENGTH} characters`,
-    )
-  }
-  return name
-}
+/** A category's name, trimmed; 400 when it is not 2 to 100 characters. */
+export const checkedCategoryName = (raw: string): string =>
+  checkedName(raw, { min: CATEGORY_NAME_MIN_LENGTH, max: CATEGORY_NAME_MAX_LENGTH })
 
 const sameName = (name: string) => sql`lower(${categories.name}) = lower(${name})`
 
@@ -67,16 +59,7 @@ const listingOrder = [asc(categories.sortOrder), asc(categories.name), asc(categ
 
 export function createCategoryService({ db, clock, cache }: CategoryServiceDeps) {
   /** Runs a write and tells every instance, this one at once, that categories changed. */
-  async function write<T>(work: (tx: DbOrTx) => Promise<T>): Promise<T> {
-    const result = await db.transaction(async (tx) => {
-      const value = await work(tx)
-      await notify(tx, CONTENT_CHANGED_CHANNEL, CATEGORIES_CONTENT)
-      return value
-    })
-    // The notification reaches this instance a moment later; its own next read must already be fresh.
-    cache.clear()
-    return result
-  }
+  const write = contentWriter(db, CATEGORIES_CONTENT, [cache])
 
   const conflicts = (id: string) =>
     onUniqueViolation({ categories_name_lower_unique: nameTaken, categories_pkey: () => idTaken(id) })

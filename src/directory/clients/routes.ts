@@ -1,12 +1,12 @@
 import type { App } from '../../http/app.ts'
 import { described, invalidField } from '../../http/schemas.ts'
+import { bulkAnswer } from '../bulk.ts'
 import { errors } from '../http/schemas.ts'
 import {
   AdvancedSearchAnswer,
   AdvancedSearchQuery,
   BulkAnswer,
   BulkDeleteBody,
-  type BulkResult,
   BulkUpdateBody,
   ClientAnswer,
   ClientCreatedAnswer,
@@ -28,12 +28,6 @@ const WRITE_403 = [403, 'FORBIDDEN', 'CROSS_ORIGIN'] as const
 const badPlan = invalidField('query.plan', 'must be one of "free", "standard", "premium"')
 const badDate = invalidField('query.createdAfter', 'must look like 2026-11-01 or 2026-11-22T10:00:00Z')
 const BASE = '/api/admin/clients'
-
-const bulkAnswer = (result: BulkResult, verb: string) => ({
-  success: true as const,
-  message: `${result.summary.successful} of ${result.summary.total} clients ${verb}`,
-  ...result,
-})
 
 export interface AdminClientRouteDeps {
   clients: ClientService
@@ -176,7 +170,7 @@ export function adminClientRoutes(app: App, { clients }: AdminClientRouteDeps) {
         },
       },
     },
-    async (req) => bulkAnswer(await clients.bulkUpdate(req.body.clients), 'updated'),
+    async (req) => bulkAnswer(await clients.bulkUpdate(req.body.clients), 'clients', 'updated'),
   )
 
   app.delete(
@@ -202,7 +196,7 @@ export function adminClientRoutes(app: App, { clients }: AdminClientRouteDeps) {
         },
       },
     },
-    async (req) => bulkAnswer(await clients.bulkDelete(req.body.clients), 'deleted'),
+    async (req) => bulkAnswer(await clients.bulkDelete(req.body.clients), 'clients', 'deleted'),
   )
 
   app.get(

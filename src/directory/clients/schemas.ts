@@ -2,6 +2,7 @@ import { type Static, type TSchema, Type } from 'typebox'
 import { DateFilter, NullableTimestamp, Query, Timestamp } from '../../http/schemas.ts'
 import { PageMetaFields, PageQueryFields } from '../../lib/pagination.ts'
 import { EmailAddress, Username } from '../accounts/rules.ts'
+import { BulkResultFields } from '../bulk.ts'
 
 /** Field lengths follow the client_profiles columns; bulk calls are capped so one request stays bounded. */
 export const CLIENT_LIMITS = {
@@ -397,15 +398,6 @@ export const AdvancedSearchAnswer = Type.Object(
     ],
   },
 )
-
-/** Per-index outcomes of a bulk call: every item is tried, a failure never stops the others. */
-const BulkResultFields = {
-  results: Type.Array(Type.Object({ index: Type.Integer(), id: Type.String(), success: Type.Literal(true) })),
-  errors: Type.Array(Type.Object({ index: Type.Integer(), id: Type.String(), error: Type.String() })),
-  summary: Type.Object({ total: Type.Integer(), successful: Type.Integer(), failed: Type.Integer() }),
-}
-const BulkResult = Type.Object(BulkResultFields)
-export type BulkResult = Static<typeof BulkResult>
 
 export const BulkAnswer = Type.Object(
   {

@@ -13,12 +13,12 @@ import { fetchPage, type Page, type PageOf } from '../../lib/pagination.ts'
 import { hashPassword } from '../../lib/passwords.ts'
 import { normaliseEmail } from '../accounts/rules.ts'
 import type { AccountService } from '../accounts/service.ts'
+import { runBulk } from '../bulk.ts'
 import { USER_ROLE_ID } from '../roles/tables.ts'
 import { type CrmSync, syncClient } from './crm.ts'
 import { type ClientRow, clientExists, type ProfileService, profileConflicts } from './profiles.ts'
 import type {
   AdvancedSearchQuery,
-  BulkResult,
   Client,
   ClientListQuery,
   ClientSortField,
@@ -228,29 +228,8 @@ export function createClientService(deps: ClientServiceDeps) {
   }
 
   /** Every item is tried on its own: one failure is reported at its index and never stops the rest. */
-  async function bulk(ids: string[], action: (id: string, index: number) => Promise<void>, verb: string) {
-    const result: BulkResult = {
-      results: [],
-      errors: [],
-      summary: { total: ids.length, successful: 0, failed: 0 },
-    }
-    for (const [index, id] of ids.entries()) {
-      try {
-        await action(id, index)
-        result.results.push({ index, id, success: true })
-      } catch (error) {
-        if (!(error instanceof HttpError)) log.warn({ err: error, clientId: id }, `bulk ${verb} failed`)
-        result.errors.push({
-          index,
-          id,
-          error: error instanceof HttpError ? error.message : 'Internal server error',
-        })
-      }
-    }
-    result.summary.successful = result.results.length
-    result.summary.failed = result.errors.length
-    return result
-  }
+  const bulk = (ids: string[], action: (id: string, index: number) => Promise<void>, verb: string) =>
+    runBulk(ids, action, (error, clientId) => log.warn({ err: error, clientId }, `bulk ${verb} failed`))
 
   return {
     list(query: ClientListQuery) {

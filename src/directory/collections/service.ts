@@ -3,14 +3,13 @@ import { onUniqueViolation } from '../../db/errors.ts'
 import { anyContaining } from '../../db/filters.ts'
 import type { Db, DbOrTx } from '../../db/index.ts'
 import { createInvalidatedCache, type InvalidatedCache } from '../../db/invalidated-cache.ts'
-import { notify } from '../../db/notifications.ts'
 import { countRows } from '../../db/queries.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { conflict, invalidInput, notFound } from '../../lib/errors.ts'
 import { isUuid } from '../../lib/ids.ts'
 import { fetchPage, type PageOf } from '../../lib/pagination.ts'
 import { slugify } from '../../lib/slug.ts'
-import { COLLECTIONS_CONTENT, CONTENT_CHANGED_CHANNEL } from '../categories/cache.ts'
+import { COLLECTIONS_CONTENT, CONTENT_CHANGED_CHANNEL, checkedName, contentWriter } from '../content.ts'
 import { items } from '../items/tables.ts'
 import {
   COLLECTION_NAME_MAX_LENGTH,
@@ -63,16 +62,8 @@ const SORT_COLUMNS: Record<CollectionListQuery['sortBy'], SQLWrapper> = {
 }
 
 /** A name as stored: trimmed, then 2 to 200 characters. */
-function checkedName(raw: string): string {
-  const name = raw.trim()
-  if (name.length < COLLECTION_NAME_MIN_LENGTH || name.length > COLLECTION_NAME_MAX_LENGTH) {
-    throw invalidInput(
-      'name',
-      `must be ${COLLECTION_NAME_MIN_LENGTH} to ${COLLECTION_NAME_MAX_LENGTH} characters once trimmed`,
-    )
-  }
-  return name
-}
+const checkName = (raw: string) =>
+  checkedName(raw, { min: COLLECTION_NAME_MIN_LENGTH, max: COLLECTION_NAME_MAX_LENGTH })
 
 /**
  * Item ids as Postgres compares them (lower case), each once: a list naming an item twice is a mistake
@@ -168,15 +159,7 @@ export interface CollectionServiceDeps {
 /** Collections: hand-picked, ordered lists of items, and whether the site has any to show. */
 export function createCollectionService({ db, clock, cache }: CollectionServiceDeps) {
   /** Runs a write and tells every instance, this one at once, that collections changed. */
-  async function write<T>(work: (tx: DbOrTx) => Promise<T>): Promise<T> {
-    const result = await db.transaction(async (tx) => {
-      const value = await work(tx)
-      await notify(tx, CONTENT_CHANGED_CHANNEL, COLLECTIONS_CONTENT)
-      return value
-    })
-    cache.clear()
-    return result
-  }
+  const write = contentWriter(db, COLLECTIONS_CONTENT, [cache])
 
   /** Locks the collection's row for the rest of the transaction (writers of one collection take turns). */
   async function touch(tx: DbOrTx, id: string, changes: Partial<typeof collections.$inferInsert>) {
@@ -243,7 +226,7 @@ export function createCollectionService({ db, clock, cache }: CollectionServiceD
 
     /** The slug, sent or made from the name, is unique: the unique index settles racing creates (409). */
     async create(body: CreateCollectionBody): Promise<Collection> {
-      const name = checkedName(body.name)
+      const name = checkName(body.name)
       const slug = body.slug ?? slugify(name, COLLECTION_SLUG_MAX_LENGTH)
       if (!slug) throw invalidInput('slug', 'is required: the name has no letters or digits to make one from')
       const itemIds = checkedItemIds(body.itemIds ?? [])
@@ -271,7 +254,7 @@ export function createCollectionService({ db, clock, cache }: CollectionServiceD
 
     async update(id: string, body: UpdateCollectionBody): Promise<Collection> {
       if (!isUuid(id)) throw collectionNotFound()
-      const name = body.name === undefined ? undefined : checkedName(body.name)
+      const name = body.name === undefined ? undefined : checkName(body.name)
       return write(async (tx) => {
         await touch(tx, id, {
           ...(name === undefined ? {} : { name }),

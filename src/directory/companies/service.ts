@@ -3,14 +3,13 @@ import { foreignKeyViolation, onUniqueViolation } from '../../db/errors.ts'
 import { anyContaining } from '../../db/filters.ts'
 import type { Db, DbOrTx } from '../../db/index.ts'
 import type { InvalidatedCache } from '../../db/invalidated-cache.ts'
-import { notify } from '../../db/notifications.ts'
 import { countRows } from '../../db/queries.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { conflict, invalidInput, notFound } from '../../lib/errors.ts'
 import { isUuid } from '../../lib/ids.ts'
 import { fetchPage, type PageOf } from '../../lib/pagination.ts'
 import { slugify } from '../../lib/slug.ts'
-import { COMPANIES_CONTENT, CONTENT_CHANGED_CHANNEL } from '../categories/cache.ts'
+import { COMPANIES_CONTENT, checkedName, contentWriter } from '../content.ts'
 import { items } from '../items/tables.ts'
 import {
   COMPANY_NAME_MAX_LENGTH,
@@ -58,28 +57,15 @@ const usage = (db: DbOrTx) =>
     .groupBy(items.companyId)
     .as('usage')
 
-function checkedName(raw: string): string {
-  const name = raw.trim()
-  if (name.length < COMPANY_NAME_MIN_LENGTH || name.length > COMPANY_NAME_MAX_LENGTH) {
-    throw invalidInput('name', `must be ${COMPANY_NAME_MIN_LENGTH} to ${COMPANY_NAME_MAX_LENGTH} characters`)
-  }
-  return name
-}
+const checkName = (raw: string) =>
+  checkedName(raw, { min: COMPANY_NAME_MIN_LENGTH, max: COMPANY_NAME_MAX_LENGTH })
 
 const sameName = (name: string) => sql`lower(${companies.name}) = lower(${name})`
 
 /** Companies: the makers behind items, with how many items name each. */
 export function createCompanyService({ db, clock, caches = [] }: CompanyServiceDeps) {
   /** Runs a write and tells every instance, this one at once, that companies changed. */
-  async function write<T>(work: (tx: DbOrTx) => Promise<T>): Promise<T> {
-    const result = await db.transaction(async (tx) => {
-      const value = await work(tx)
-      await notify(tx, CONTENT_CHANGED_CHANNEL, COMPANIES_CONTENT)
-      return value
-    })
-    for (const cache of caches) cache.clear()
-    return result
-  }
+  const write = contentWriter(db, COMPANIES_CONTENT, caches)
 
   const conflicts = (slug: string) =>
     onUniqueViolation({
@@ -210,7 +196,7 @@ export function createCompanyService({ db, clock, caches = [] }: CompanyServiceD
     },
 
     async create(body: CreateCompanyBody): Promise<Company> {
-      const name = checkedName(body.name)
+      const name = checkName(body.name)
       const slug = body.slug ?? slugify(name, COMPANY_SLUG_MAX_LENGTH)
       if (!slug) {
         throw invalidInput('slug', 'is required: the name has no letters or digits to make one from')
@@ -239,7 +225,7 @@ export function createCompanyService({ db, clock, caches = [] }: CompanyServiceD
     /** Changes the fields sent; `isActive: false` deactivates, the way to retire a company items name. */
     async update(id: string, body: UpdateCompanyBody): Promise<Company> {
       if (!isUuid(id)) throw companyNotFound()
-      const name = body.name === undefined ? undefined : checkedName(body.name)
+      const name = body.name === undefined ? undefined : checkName(body.name)
       return write(async (tx) => {
         await checkFree(
           tx,

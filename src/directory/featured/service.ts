@@ -1,13 +1,12 @@
 import { asc, desc, eq } from 'drizzle-orm'
-import type { Db, DbOrTx } from '../../db/index.ts'
+import type { Db } from '../../db/index.ts'
 import { createInvalidatedCache, type InvalidatedCache } from '../../db/invalidated-cache.ts'
-import { notify } from '../../db/notifications.ts'
 import { pageOfRows } from '../../db/queries.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { invalidInput, notFound } from '../../lib/errors.ts'
 import { isUuid } from '../../lib/ids.ts'
 import type { PageOf } from '../../lib/pagination.ts'
-import { CONTENT_CHANGED_CHANNEL } from '../categories/cache.ts'
+import { CONTENT_CHANGED_CHANNEL, contentWriter, FEATURED_CONTENT } from '../content.ts'
 import { items } from '../items/tables.ts'
 import type {
   CreateFeaturedBody,
@@ -18,7 +17,6 @@ import type {
 } from './schemas.ts'
 import { featuredItems } from './tables.ts'
 
-export const FEATURED_CONTENT = 'featured-items'
 const ACTIVE = 'active'
 
 type Row = typeof featuredItems.$inferSelect
@@ -66,16 +64,8 @@ export function createFeaturedService({
   clock: Clock
   cache: InvalidatedCache<FeaturedItem[]>
 }) {
-  /** Runs a write and tells every instance, this one at once, that featured items changed. */
-  async function write<T>(work: (tx: DbOrTx) => Promise<T>): Promise<T> {
-    const result = await db.transaction(async (tx) => {
-      const value = await work(tx)
-      await notify(tx, CONTENT_CHANGED_CHANNEL, FEATURED_CONTENT)
-      return value
-    })
-    cache.clear()
-    return result
-  }
+  /** Runs a write and tells every instance, this one at once, that featured changed. */
+  const write = contentWriter(db, FEATURED_CONTENT, [cache])
 
   /** `featuredUntil` must come after `featuredAt`: an entry that leaves before it arrives is a mistake. */
   function checkWindow(featuredAt: Date, featuredUntil: Date | null) {

@@ -11,7 +11,7 @@ import {
   CONTENT_CHANGED_CHANNEL,
   ITEMS_CONTENT,
   TAGS_CONTENT,
-} from '../categories/cache.ts'
+} from '../content.ts'
 import { hasTag, type ItemRow, matchesSearch, publicItemsOf, selectItems } from './read.ts'
 import type { PublicItem, PublicItemQuery } from './schemas.ts'
 import { items } from './tables.ts'

@@ -2,6 +2,7 @@ import type { App } from '../../http/app.ts'
 import { invalidField } from '../../http/schemas.ts'
 import type { PageMeta } from '../../lib/pagination.ts'
 import { viewerOf } from '../auth/guard.ts'
+import { bulkAnswer } from '../bulk.ts'
 import { errors } from '../http/schemas.ts'
 import {
   AdminItemQuery,
@@ -19,7 +20,7 @@ import {
   ReviewBody,
   UpdateItemBody,
 } from './schemas.ts'
-import type { BulkResult, ItemService } from './service.ts'
+import type { ItemService } from './service.ts'
 
 const tags = ['items']
 const BASE = '/api/admin/items'
@@ -29,12 +30,6 @@ const notFound = [404, 'ITEM_NOT_FOUND'] as const
 const unknownCategory = invalidField('body.categoryId', 'no category has the id "coffee"')
 
 export const metaOf = ({ page, limit, total, totalPages }: PageMeta) => ({ page, limit, total, totalPages })
-
-const bulkAnswer = (result: BulkResult, verb: string) => ({
-  success: true as const,
-  message: `${result.summary.successful} of ${result.summary.total} items ${verb}`,
-  ...result,
-})
 
 /** The admin's item routes: every one needs an admin session (401 without one, 403 for a non-admin). */
 export function adminItemRoutes(app: App, { items }: { items: ItemService }) {
@@ -113,7 +108,7 @@ export function adminItemRoutes(app: App, { items }: { items: ItemService }) {
     async (req) => {
       const { action, ids } = req.body
       const verb = action === 'approve' ? 'approved' : action === 'reject' ? 'rejected' : 'deleted'
-      return bulkAnswer(await items.bulk(action, ids, { id: viewerOf(req).user.id }), verb)
+      return bulkAnswer(await items.bulk(action, ids, { id: viewerOf(req).user.id }), 'items', verb)
     },
   )
 

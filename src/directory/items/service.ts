@@ -2,19 +2,19 @@ import { and, asc, count, desc, eq, inArray, type SQL, sql } from 'drizzle-orm'
 import type { Logger } from 'pino'
 import { foreignKeyViolation, uniqueViolation } from '../../db/errors.ts'
 import type { Db, DbOrTx } from '../../db/index.ts'
-import { notify } from '../../db/notifications.ts'
 import { countRows } from '../../db/queries.ts'
 import type { Clock } from '../../lib/clock.ts'
-import { conflict, type FieldIssue, HttpError, invalidInput, notFound } from '../../lib/errors.ts'
+import { conflict, type FieldIssue, invalidInput, notFound } from '../../lib/errors.ts'
 import { isUuid } from '../../lib/ids.ts'
 import { fetchPage, type PageOf } from '../../lib/pagination.ts'
 import { slugify } from '../../lib/slug.ts'
 import { users } from '../accounts/tables.ts'
-import { CATEGORIES_CONTENT, CONTENT_CHANGED_CHANNEL, ITEMS_CONTENT } from '../categories/cache.ts'
+import { type BulkResult, runBulk } from '../bulk.ts'
 import { categories } from '../categories/tables.ts'
 import { clientProfiles } from '../clients/tables.ts'
 import { collectionItems, collections } from '../collections/tables.ts'
 import { companies } from '../companies/tables.ts'
+import { CATEGORIES_CONTENT, checkedName, contentWriter, ITEMS_CONTENT } from '../content.ts'
 import { notifyAdmins } from '../notifications/service.ts'
 import { tags } from '../tags/tables.ts'
 import { adminItemsOf, hasTag, type ItemRow, isFeatured, matchesSearch, selectItems } from './read.ts'
@@ -41,12 +41,6 @@ export interface ItemServiceDeps {
 
 export interface Actor {
   id: string
-}
-
-export interface BulkResult {
-  results: { index: number; id: string; success: true }[]
-  errors: { index: number; id: string; error: string }[]
-  summary: { total: number; successful: number; failed: number }
 }
 
 type Row = typeof items.$inferSelect
@@ -98,13 +92,7 @@ const itemNotFound = () => notFound('Item not found', 'ITEM_NOT_FOUND')
 const slugTaken = (slug: string) =>
   conflict(`An item with the slug "${slug}" already exists; give another slug`, 'ITEM_SLUG_EXISTS')
 
-function checkedName(raw: string): string {
-  const name = raw.trim()
-  if (name.length < ITEM_LIMITS.nameMin) {
-    throw invalidInput('name', `must be ${ITEM_LIMITS.nameMin} to ${ITEM_LIMITS.nameMax} characters`)
-  }
-  return name
-}
+const checkName = (raw: string) => checkedName(raw, { min: ITEM_LIMITS.nameMin, max: ITEM_LIMITS.nameMax })
 
 /** The location columns after `input` is applied to `current`; latitude and longitude go together. */
 function locationOf(current: Partial<Row>, input: LocationInput | undefined) {
@@ -165,17 +153,8 @@ async function adjustCategoryCounts(
 
 /** Items: the admin's management, the history of every change, and submissions from the site. */
 export function createItemService({ db, clock, log, caches }: ItemServiceDeps) {
-  /** Runs a write and tells every instance, this one at once, that content changed. */
-  async function write<T>(work: (tx: DbOrTx, touched: Set<string>) => Promise<T>): Promise<T> {
-    const touched = new Set<string>([ITEMS_CONTENT])
-    const result = await db.transaction(async (tx) => {
-      const value = await work(tx, touched)
-      for (const payload of touched) await notify(tx, CONTENT_CHANGED_CHANNEL, payload)
-      return value
-    })
-    for (const cache of caches) cache.clear()
-    return result
-  }
+  /** Runs a write and tells every instance, this one at once, that items (and what else it names) changed. */
+  const write = contentWriter(db, ITEMS_CONTENT, caches)
 
   /**
    * Checks that every category, tag, company and collection the input names exists (a submission may
@@ -394,7 +373,7 @@ export function createItemService({ db, clock, log, caches }: ItemServiceDeps) {
   }
 
   async function update(id: string, body: UpdateItemBody, actor: Actor): Promise<Item> {
-    const name = body.name === undefined ? undefined : checkedName(body.name)
+    const name = body.name === undefined ? undefined : checkName(body.name)
     return write(async (tx, touched) => {
       const before = await locked(tx, id)
       await checkReferences(tx, body)
@@ -482,35 +461,6 @@ export function createItemService({ db, clock, log, caches }: ItemServiceDeps) {
     })
   }
 
-  /** Every id is tried on its own: one failure is reported at its index and never stops the rest. */
-  async function bulk(
-    ids: string[],
-    action: (id: string) => Promise<unknown>,
-    verb: string,
-  ): Promise<BulkResult> {
-    const result: BulkResult = {
-      results: [],
-      errors: [],
-      summary: { total: ids.length, successful: 0, failed: 0 },
-    }
-    for (const [index, id] of ids.entries()) {
-      try {
-        await action(id)
-        result.results.push({ index, id, success: true })
-      } catch (error) {
-        if (!(error instanceof HttpError)) log.warn({ err: error, itemId: id }, `bulk ${verb} failed`)
-        result.errors.push({
-          index,
-          id,
-          error: error instanceof HttpError ? error.message : 'Internal server error',
-        })
-      }
-    }
-    result.summary.successful = result.results.length
-    result.summary.failed = result.errors.length
-    return result
-  }
-
   /** A free slug for a submission: the name's, or it with the next number (`-2`, `-3` …). */
   async function freeSlug(base: string): Promise<string> {
     const pattern = `^${base}-[0-9]+$`
@@ -586,7 +536,7 @@ export function createItemService({ db, clock, log, caches }: ItemServiceDeps) {
     },
 
     async create(body: CreateItemBody, actor: Actor): Promise<Item> {
-      const name = checkedName(body.name)
+      const name = checkName(body.name)
       const slug = body.slug ?? slugify(name, ITEM_LIMITS.slugMax)
       if (!slug) throw invalidInput('slug', 'is required: the name has no letters or digits to make one from')
       return write(async (tx, touched) => {
@@ -639,10 +589,10 @@ export function createItemService({ db, clock, log, caches }: ItemServiceDeps) {
 
     bulk(action: 'approve' | 'reject' | 'delete', ids: string[], actor: Actor): Promise<BulkResult> {
       const verb = action === 'approve' ? 'approved' : action === 'reject' ? 'rejected' : 'deleted'
-      return bulk(
+      return runBulk(
         ids,
         (id) => (action === 'delete' ? remove(id, actor) : review(id, action, undefined, actor)),
-        verb,
+        (error, itemId) => log.warn({ err: error, itemId }, `bulk ${verb} failed`),
       )
     },
 
@@ -654,7 +604,7 @@ export function createItemService({ db, clock, log, caches }: ItemServiceDeps) {
       body: SubmitItemBody,
       submitter: { id: string; name: string | null; email: string },
     ): Promise<Item> {
-      const name = checkedName(body.name)
+      const name = checkName(body.name)
       const base = slugify(name, ITEM_LIMITS.slugMax - 4) || 'item'
       // Two submissions of one name may pick the same free slug; the loser picks again.
       for (let attempt = 0; ; attempt++) {

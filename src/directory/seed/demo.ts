@@ -7,22 +7,21 @@ import { DAY_MS } from '../../lib/time.ts'
 import { normaliseEmail } from '../accounts/rules.ts'
 import { createAccountService } from '../accounts/service.ts'
 import { users } from '../accounts/tables.ts'
+import { categories } from '../categories/tables.ts'
+import { createProfileService } from '../clients/profiles.ts'
+import { collectionItems, collections } from '../collections/tables.ts'
+import { companies } from '../companies/tables.ts'
 import {
   CATEGORIES_CONTENT,
   COLLECTIONS_CONTENT,
   COMPANIES_CONTENT,
   CONTENT_CHANGED_CHANNEL,
+  FEATURED_CONTENT,
   ITEMS_CONTENT,
   TAGS_CONTENT,
-} from '../categories/cache.ts'
-import { categories } from '../categories/tables.ts'
-import { createProfileService } from '../clients/profiles.ts'
-import { collectionItems, collections } from '../collections/tables.ts'
-import { companies } from '../companies/tables.ts'
-import { FEATURED_CONTENT } from '../featured/service.ts'
+} from '../content.ts'
 import { featuredItems } from '../featured/tables.ts'
 import { type ItemStatus, itemHistory, items, itemTags } from '../items/tables.ts'
-import { createRoleService } from '../roles/service.ts'
 import { USER_ROLE_ID } from '../roles/tables.ts'
 import { tags } from '../tags/tables.ts'
 import {

@@ -3,13 +3,12 @@ import { foreignKeyViolation, onUniqueViolation } from '../../db/errors.ts'
 import { anyContaining } from '../../db/filters.ts'
 import type { Db, DbOrTx } from '../../db/index.ts'
 import type { InvalidatedCache } from '../../db/invalidated-cache.ts'
-import { notify } from '../../db/notifications.ts'
 import { countRows } from '../../db/queries.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { conflict, invalidInput, notFound } from '../../lib/errors.ts'
 import { fetchPage, type PageOf } from '../../lib/pagination.ts'
 import { slugify } from '../../lib/slug.ts'
-import { CONTENT_CHANGED_CHANNEL, TAGS_CONTENT } from '../categories/cache.ts'
+import { checkedName, contentWriter, TAGS_CONTENT } from '../content.ts'
 import { itemTags } from '../items/tables.ts'
 import {
   type CreateTagBody,
@@ -55,28 +54,14 @@ const usage = (db: DbOrTx) =>
     .groupBy(itemTags.tagId)
     .as('usage')
 
-function checkedName(raw: string): string {
-  const name = raw.trim()
-  if (name.length < TAG_NAME_MIN_LENGTH || name.length > TAG_NAME_MAX_LENGTH) {
-    throw invalidInput('name', `must be ${TAG_NAME_MIN_LENGTH} to ${TAG_NAME_MAX_LENGTH} characters`)
-  }
-  return name
-}
+const checkName = (raw: string) => checkedName(raw, { min: TAG_NAME_MIN_LENGTH, max: TAG_NAME_MAX_LENGTH })
 
 const sameName = (name: string) => sql`lower(${tags.name}) = lower(${name})`
 
 /** Tags: their names, ids, and how many items carry each. */
 export function createTagService({ db, clock, caches = [] }: TagServiceDeps) {
   /** Runs a write and tells every instance, this one at once, that tags changed. */
-  async function write<T>(work: (tx: DbOrTx) => Promise<T>): Promise<T> {
-    const result = await db.transaction(async (tx) => {
-      const value = await work(tx)
-      await notify(tx, CONTENT_CHANGED_CHANNEL, TAGS_CONTENT)
-      return value
-    })
-    for (const cache of caches) cache.clear()
-    return result
-  }
+  const write = contentWriter(db, TAGS_CONTENT, caches)
 
   const conflicts = (id: string) =>
     onUniqueViolation({ tags_name_lower_unique: nameTaken, tags_pkey: () => idTaken(id) })
@@ -173,7 +158,7 @@ export function createTagService({ db, clock, caches = [] }: TagServiceDeps) {
     },
 
     async create(body: CreateTagBody): Promise<Tag> {
-      const name = checkedName(body.name)
+      const name = checkName(body.name)
       const id = body.id ?? slugify(name, TAG_ID_MAX_LENGTH)
       if (!id) throw invalidInput('id', 'is required: the name has no letters or digits to make one from')
       return write(async (tx) => {
@@ -192,7 +177,7 @@ export function createTagService({ db, clock, caches = [] }: TagServiceDeps) {
     },
 
     async update(id: string, body: { name: string }): Promise<Tag> {
-      const name = checkedName(body.name)
+      const name = checkName(body.name)
       return write(async (tx) => {
         const [taken] = await tx
           .select({ id: tags.id })
