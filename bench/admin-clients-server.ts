@@ -192,7 +192,7 @@ async function explain(statement: Statement): Promise<string> {
   return result.rows.map((row) => row['QUERY PLAN']).join('\n')
 }
 
-app.get('/bench/explain', { schema: { hide: true } }, async (req) => {
+app.get('/bench/explain', { config: { access: 'public' }, schema: { hide: true } }, async (req) => {
   const query = req.query as Record<string, string>
   const kind = query.kind
   const statements: Statement[] = []

@@ -20,7 +20,7 @@ import { createPool, type Databases, serviceDatabase } from '../src/db/index.ts'
 import { ensureAdmin } from '../src/directory/admin/bootstrap.ts'
 import { buildDirectoryApp } from '../src/directory/app.ts'
 import type { AdminItemQuery } from '../src/directory/items/schemas.ts'
-import { createItemService } from '../src/directory/items/service.ts'
+import { createItemCountCache, createItemService } from '../src/directory/items/service.ts'
 import { createJobs } from '../src/jobs/index.ts'
 import { systemClock } from '../src/lib/clock.ts'
 import { createLogger } from '../src/lib/logger.ts'
@@ -251,8 +251,15 @@ const { app } = await buildDirectoryApp({
 })
 await ensureAdmin({ db, clock: systemClock }, ADMIN_EMAIL, ADMIN_PASSWORD)
 
-// The same service the admin routes use, for the plans of its statements.
-const items = createItemService({ db, clock: systemClock, log, caches: [] })
+// The same service the admin routes use, for the plans of its statements (its count cache never listens,
+// so every statement runs).
+const items = createItemService({
+  db,
+  clock: systemClock,
+  log,
+  caches: [],
+  counts: createItemCountCache(systemClock),
+})
 
 async function explain(statement: Statement): Promise<string> {
   const result = await pool.query<{ 'QUERY PLAN': string }>(

@@ -665,6 +665,26 @@ describe('the content cache across instances', () => {
   })
   after(() => other.close())
 
+  it('keeps the admin list’s totals exact on the other instance after a write', async () => {
+    const marker = `count${Math.random().toString(36).slice(2, 8)}`
+    const otherAdmin = await other.adminCookie()
+    const total = async () => {
+      const res = await call('GET', `/api/admin/items?search=${marker}`, undefined, {
+        app: other,
+        cookie: otherAdmin,
+      })
+      return res.json().meta.total as number
+    }
+    await item({ name: `Counted ${marker}` })
+    // Read twice: the second answer is the other instance's reused figure.
+    assert.equal(await total(), 1)
+    assert.equal(await total(), 1)
+    const second = await item({ name: `Counted again ${marker}` })
+    await until(async () => (await total()) === 2, 'the new item is counted')
+    await ok('DELETE', `/api/admin/items/${second.id}`)
+    await until(async () => (await total()) === 1, 'the deletion is counted')
+  })
+
   it('shows a write on one instance in the other’s public reads', async () => {
     const marker = `cache${Math.random().toString(36).slice(2, 8)}`
     const cat = await category()

@@ -1,5 +1,6 @@
 import type { App } from '../../http/app.ts'
 import { invalidField } from '../../http/schemas.ts'
+import { createSerializedAnswers } from '../../http/serialized.ts'
 import { HttpError } from '../../lib/errors.ts'
 import { errors } from '../http/schemas.ts'
 import {
@@ -22,6 +23,7 @@ const notFound = [404, 'FEATURED_ITEM_NOT_FOUND'] as const
 const badWindow = invalidField('body.featuredUntil', 'must be after featuredAt')
 
 export function featuredRoutes(app: App, { featured }: { featured: FeaturedService }) {
+  const answers = createSerializedAnswers()
   app.get(
     '/api/featured-items',
     {
@@ -44,10 +46,11 @@ export function featuredRoutes(app: App, { featured }: { featured: FeaturedServi
         },
       },
     },
-    async (req) => {
+    async (req, reply) => {
       try {
         const data = await featured.shelf(req.query)
-        return { success: true as const, data, count: data.length }
+        // The same shelf is sent as the same bytes, made once.
+        return answers.send(reply, data, () => ({ success: true as const, data, count: data.length }))
       } catch (error) {
         req.log.error({ err: error }, 'featured shelf failed')
         // SPEC.md's body, with the stable code every error has.

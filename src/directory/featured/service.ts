@@ -64,6 +64,12 @@ export function createFeaturedService({
   clock: Clock
   cache: InvalidatedCache<FeaturedItem[]>
 }) {
+  /** The shelf per query, kept while it is what the cached entries show (one per `limit` and flag). */
+  const shelves = new Map<
+    string,
+    { source: FeaturedItem[]; from: number; until: number; value: FeaturedItem[] }
+  >()
+
   /** Runs a write and tells every instance, this one at once, that featured changed. */
   const write = contentWriter(db, FEATURED_CONTENT, [cache])
 
@@ -191,13 +197,20 @@ export function createFeaturedService({
         ).map(featuredOf),
       )
       const now = clock.nowMs()
-      const showing =
+      const key = `${query.includeExpired}:${query.limit}`
+      const shown = shelves.get(key)
+      if (shown && shown.source === active && shown.from <= now && now < shown.until) return shown.value
+      const ends = (item: FeaturedItem) =>
+        item.featuredUntil === null ? Infinity : new Date(item.featuredUntil).getTime()
+      const showing = query.includeExpired === 'true' ? active : active.filter((item) => ends(item) > now)
+      const value = showing.slice(0, query.limit)
+      // The same array until the cached entries change or one of them reaches its featuredUntil.
+      const until =
         query.includeExpired === 'true'
-          ? active
-          : active.filter(
-              (item) => item.featuredUntil === null || new Date(item.featuredUntil).getTime() > now,
-            )
-      return showing.slice(0, query.limit)
+          ? Infinity
+          : Math.min(Infinity, ...showing.map(ends).filter((end) => end > now))
+      shelves.set(key, { source: active, from: now, until, value })
+      return value
     },
   }
 }

@@ -5,7 +5,7 @@ import type { RateLimit } from '../../http/rate-limit.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { createPublicItemCache, createPublicItems } from './public.ts'
 import { adminItemRoutes } from './routes.ts'
-import { createItemService } from './service.ts'
+import { createItemCountCache, createItemService } from './service.ts'
 import { siteItemRoutes } from './site-routes.ts'
 
 /**
@@ -22,7 +22,8 @@ export function itemsModule(deps: {
 }) {
   const { db, clock, log, rateLimit } = deps
   const cache = createPublicItemCache(clock)
-  const items = createItemService({ db, clock, log, caches: [cache, ...deps.alsoClears] })
+  const counts = createItemCountCache(clock)
+  const items = createItemService({ db, clock, log, caches: [cache, ...deps.alsoClears], counts })
   const site = createPublicItems({ db, cache })
   const module: Module = {
     name: 'items',
@@ -30,7 +31,7 @@ export function itemsModule(deps: {
       adminItemRoutes(app, { items })
       siteItemRoutes(app, { items, site, rateLimit })
     },
-    caches: [cache],
+    caches: [cache, counts],
   }
   return { items, site, cache, module }
 }

@@ -12,7 +12,7 @@ import {
   ITEMS_CONTENT,
   TAGS_CONTENT,
 } from '../content.ts'
-import { hasTag, type ItemRow, matchesSearch, publicItemsOf, selectItems } from './read.ts'
+import { hasTag, matchesSearch, publicItemOf, selectPublicItems } from './read.ts'
 import type { PublicItem, PublicItemQuery } from './schemas.ts'
 import { items } from './tables.ts'
 
@@ -53,12 +53,12 @@ export function createPublicItems({ db, cache }: { db: Db; cache: InvalidatedCac
           query.sort === 'name' ? [asc(items.name), asc(items.id)] : [desc(items.publishedAt), desc(items.id)]
         return fetchPage(query, {
           rows: async (limit, offset) => {
-            const rows = await selectItems(db)
+            const rows = await selectPublicItems(db)
               .where(where)
               .orderBy(...orderBy)
               .limit(limit)
               .offset(offset)
-            return publicItemsOf(db, rows as ItemRow[])
+            return rows.map(publicItemOf)
           },
           total: () => countRows(db, items, where),
         })
@@ -67,9 +67,8 @@ export function createPublicItems({ db, cache }: { db: Db; cache: InvalidatedCac
 
     async get(slug: string): Promise<PublicItem> {
       const item = (await cache.get(`slug:${slug}`, async () => {
-        const rows = await selectItems(db).where(and(published, eq(items.slug, slug)))
-        const [found] = await publicItemsOf(db, rows as ItemRow[])
-        return found ?? null
+        const [row] = await selectPublicItems(db).where(and(published, eq(items.slug, slug)))
+        return row ? publicItemOf(row) : null
       })) as PublicItem | null
       if (!item) throw notFound('Item not found', 'ITEM_NOT_FOUND')
       return item

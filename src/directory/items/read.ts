@@ -1,6 +1,5 @@
-import { and, asc, eq, gt, inArray, isNull, or, type SQL, sql } from 'drizzle-orm'
+import { and, eq, getTableColumns, gt, isNull, or, type SQL, sql } from 'drizzle-orm'
 import type { DbOrTx } from '../../db/index.ts'
-import { arrayOf } from '../../db/queries.ts'
 import { users } from '../accounts/tables.ts'
 import { categories } from '../categories/tables.ts'
 import { collectionItems } from '../collections/tables.ts'
@@ -10,32 +9,72 @@ import { tags } from '../tags/tables.ts'
 import type { Item, PublicItem } from './schemas.ts'
 import { items, itemTags } from './tables.ts'
 
-/** The columns an item is answered with, its category, company and submitter joined in. */
-export const itemColumns = {
-  row: items,
+/** Every column of an item but its search vector, which no answer shows. */
+const { search: _search, ...rowColumns } = getTableColumns(items)
+type Row = Omit<typeof items.$inferSelect, 'search'>
+
+/** The item's tags by name, as one JSON array: a page is one statement, not one per item. */
+const tagsOfItem = sql<
+  { id: string; name: string }[]
+>`coalesce((select json_agg(json_build_object('id', ${tags.id}, 'name', ${tags.name}) order by ${tags.name}, ${tags.id}) from ${itemTags} join ${tags} on ${tags.id} = ${itemTags.tagId} where ${itemTags.itemId} = ${items.id}), '[]'::json)`
+
+/** An active featured entry, not past its `featuredUntil`, names the item's slug. */
+export const isFeatured = (now: Date): SQL =>
+  sql`exists (select 1 from ${featuredItems} where ${featuredItems.itemSlug} = ${items.slug} and ${and(
+    eq(featuredItems.isActive, true),
+    or(isNull(featuredItems.featuredUntil), gt(featuredItems.featuredUntil, now)),
+  )})`
+
+/** The columns a public item is answered with: its own, its category's and company's names, its tags. */
+const publicColumns = {
+  row: rowColumns,
   categoryName: categories.name,
   companySlug: companies.slug,
   companyName: companies.name,
-  submitterName: users.name,
-  submitterEmail: users.email,
+  tags: tagsOfItem,
 }
 
-/** `select … from items` with what an answer needs joined: add `where`, order and limits. */
-export const selectItems = (db: DbOrTx) =>
+/** What admins see besides: the submitter, the item's collections and whether it is featured. */
+const adminColumns = (now: Date) => ({
+  ...publicColumns,
+  submitterName: users.name,
+  submitterEmail: users.email,
+  collectionIds: sql<
+    string[]
+  >`coalesce((select json_agg(${collectionItems.collectionId} order by ${collectionItems.addedAt}, ${collectionItems.collectionId}) from ${collectionItems} where ${collectionItems.itemId} = ${items.id}), '[]'::json)`,
+  featured: sql<boolean>`${isFeatured(now)}`,
+})
+
+/** `select … from items` as the public site shows them: add `where`, order and limits, then `publicItemOf`. */
+export const selectPublicItems = (db: DbOrTx) =>
   db
-    .select(itemColumns)
+    .select(publicColumns)
+    .from(items)
+    .leftJoin(categories, eq(categories.id, items.categoryId))
+    .leftJoin(companies, eq(companies.id, items.companyId))
+
+/** `select … from items` as admins see them: add `where`, order and limits, then `adminItemOf`. */
+export const selectAdminItems = (db: DbOrTx, now: Date) =>
+  db
+    .select(adminColumns(now))
     .from(items)
     .leftJoin(categories, eq(categories.id, items.categoryId))
     .leftJoin(companies, eq(companies.id, items.companyId))
     .leftJoin(users, eq(users.id, items.submittedBy))
 
-export type ItemRow = {
-  row: typeof items.$inferSelect
+interface PublicRow {
+  row: Row
   categoryName: string | null
   companySlug: string | null
   companyName: string | null
+  tags: { id: string; name: string }[]
+}
+
+interface AdminRow extends PublicRow {
   submitterName: string | null
   submitterEmail: string | null
+  collectionIds: string[]
+  featured: boolean
 }
 
 /**
@@ -62,35 +101,14 @@ export function matchesSearch(search: string): SQL {
 export const hasTag = (tagId: string): SQL =>
   sql`exists (select 1 from ${itemTags} where ${itemTags.itemId} = ${items.id} and ${itemTags.tagId} = ${tagId})`
 
-/** An active featured entry, not past its `featuredUntil`, names the item's slug. */
-export const isFeatured = (now: Date): SQL =>
-  sql`exists (select 1 from ${featuredItems} where ${featuredItems.itemSlug} = ${items.slug} and ${and(
-    eq(featuredItems.isActive, true),
-    or(isNull(featuredItems.featuredUntil), gt(featuredItems.featuredUntil, now)),
-  )})`
-
-/** The tags of each item, by name. */
-async function tagsOf(db: DbOrTx, ids: string[]): Promise<Map<string, { id: string; name: string }[]>> {
-  const byItem = new Map<string, { id: string; name: string }[]>()
-  if (ids.length === 0) return byItem
-  const rows = await db
-    .select({ itemId: itemTags.itemId, id: tags.id, name: tags.name })
-    .from(itemTags)
-    .innerJoin(tags, eq(tags.id, itemTags.tagId))
-    .where(sql`${itemTags.itemId} = any(${arrayOf(ids, 'uuid')})`)
-    .orderBy(asc(tags.name), asc(tags.id))
-  for (const { itemId, id, name } of rows) {
-    const list = byItem.get(itemId)
-    if (list) list.push({ id, name })
-    else byItem.set(itemId, [{ id, name }])
-  }
-  return byItem
-}
-
-const publicOf = (
-  { row, categoryName, companySlug, companyName }: ItemRow,
-  itemTagList: { id: string; name: string }[],
-): PublicItem => ({
+/** A row of `selectPublicItems` as the public site shows it. */
+export const publicItemOf = ({
+  row,
+  categoryName,
+  companySlug,
+  companyName,
+  tags,
+}: PublicRow): PublicItem => ({
   id: row.id,
   slug: row.slug,
   name: row.name,
@@ -99,7 +117,7 @@ const publicOf = (
   iconUrl: row.iconUrl,
   imageUrl: row.imageUrl,
   category: row.categoryId ? { id: row.categoryId, name: categoryName ?? row.categoryId } : null,
-  tags: itemTagList,
+  tags,
   company:
     row.companyId && companySlug && companyName
       ? { id: row.companyId, slug: companySlug, name: companyName }
@@ -118,57 +136,20 @@ const publicOf = (
   updatedAt: row.updatedAt,
 })
 
-/** Rows as the public site shows them, their tags read in one query. */
-export async function publicItemsOf(db: DbOrTx, rows: ItemRow[]): Promise<PublicItem[]> {
-  const tagsByItem = await tagsOf(
-    db,
-    rows.map(({ row }) => row.id),
-  )
-  return rows.map((row) => publicOf(row, tagsByItem.get(row.row.id) ?? []))
-}
-
-/** Rows as admins see them: tags, collections and featured state read in one query each. */
-export async function adminItemsOf(db: DbOrTx, rows: ItemRow[], now: Date): Promise<Item[]> {
-  if (rows.length === 0) return []
-  const ids = rows.map(({ row }) => row.id)
-  const slugs = rows.map(({ row }) => row.slug)
-  const [tagsByItem, memberships, featured] = await Promise.all([
-    tagsOf(db, ids),
-    db
-      .select({ itemId: collectionItems.itemId, collectionId: collectionItems.collectionId })
-      .from(collectionItems)
-      .where(sql`${collectionItems.itemId} = any(${arrayOf(ids, 'uuid')})`)
-      .orderBy(asc(collectionItems.addedAt), asc(collectionItems.collectionId)),
-    db
-      .selectDistinct({ slug: featuredItems.itemSlug })
-      .from(featuredItems)
-      .where(
-        and(
-          inArray(featuredItems.itemSlug, slugs),
-          eq(featuredItems.isActive, true),
-          or(isNull(featuredItems.featuredUntil), gt(featuredItems.featuredUntil, now)),
-        ),
-      ),
-  ])
-  const collectionsByItem = new Map<string, string[]>()
-  for (const { itemId, collectionId } of memberships) {
-    collectionsByItem.set(itemId, [...(collectionsByItem.get(itemId) ?? []), collectionId])
+/** A row of `selectAdminItems` as admins see it. */
+export const adminItemOf = (adminRow: AdminRow): Item => {
+  const { row, submitterName, submitterEmail, collectionIds, featured } = adminRow
+  return {
+    ...publicItemOf(adminRow),
+    status: row.status,
+    featured,
+    collectionIds,
+    submittedBy:
+      row.submittedBy && submitterEmail
+        ? { id: row.submittedBy, name: submitterName, email: submitterEmail }
+        : null,
+    reviewNote: row.reviewNote,
+    reviewedBy: row.reviewedBy,
+    reviewedAt: row.reviewedAt,
   }
-  const featuredSlugs = new Set(featured.map(({ slug }) => slug))
-  return rows.map((itemRow) => {
-    const { row, submitterName, submitterEmail } = itemRow
-    return {
-      ...publicOf(itemRow, tagsByItem.get(row.id) ?? []),
-      status: row.status,
-      featured: featuredSlugs.has(row.slug),
-      collectionIds: collectionsByItem.get(row.id) ?? [],
-      submittedBy:
-        row.submittedBy && submitterEmail
-          ? { id: row.submittedBy, name: submitterName, email: submitterEmail }
-          : null,
-      reviewNote: row.reviewNote,
-      reviewedBy: row.reviewedBy,
-      reviewedAt: row.reviewedAt,
-    }
-  })
 }

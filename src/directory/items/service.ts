@@ -2,6 +2,7 @@ import { and, asc, count, desc, eq, inArray, type SQL, sql } from 'drizzle-orm'
 import type { Logger } from 'pino'
 import { foreignKeyViolation, uniqueViolation } from '../../db/errors.ts'
 import type { Db, DbOrTx } from '../../db/index.ts'
+import { createInvalidatedCache, type InvalidatedCache } from '../../db/invalidated-cache.ts'
 import { countRows } from '../../db/queries.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { conflict, type FieldIssue, invalidInput, notFound } from '../../lib/errors.ts'
@@ -14,10 +15,16 @@ import { categories } from '../categories/tables.ts'
 import { clientProfiles } from '../clients/tables.ts'
 import { collectionItems, collections } from '../collections/tables.ts'
 import { companies } from '../companies/tables.ts'
-import { CATEGORIES_CONTENT, checkedName, contentWriter, ITEMS_CONTENT } from '../content.ts'
+import {
+  CATEGORIES_CONTENT,
+  CONTENT_CHANGED_CHANNEL,
+  checkedName,
+  contentWriter,
+  ITEMS_CONTENT,
+} from '../content.ts'
 import { notifyAdmins } from '../notifications/service.ts'
 import { tags } from '../tags/tables.ts'
-import { adminItemsOf, hasTag, type ItemRow, isFeatured, matchesSearch, selectItems } from './read.ts'
+import { adminItemOf, hasTag, isFeatured, matchesSearch, selectAdminItems } from './read.ts'
 import {
   type AdminItemQuery,
   type CreateItemBody,
@@ -37,6 +44,21 @@ export interface ItemServiceDeps {
   log: Pick<Logger, 'warn'>
   /** Caches an item write makes stale on this instance (the others hear the notification). */
   caches: { clear(): void }[]
+  /** The admin list's totals per set of filters, until the next item write (see `createItemCountCache`). */
+  counts: InvalidatedCache<number>
+}
+
+/**
+ * How many items match each set of admin-list filters, each instance's own: every item write notifies
+ * `CONTENT_CHANGED_CHANNEL` with `items` in its transaction and each instance forgets on it, so a total
+ * is exact while it is reused (the `featured` filter, which moves with time, is never cached).
+ */
+export function createItemCountCache(clock: Pick<Clock, 'nowMs'>): InvalidatedCache<number> {
+  return createInvalidatedCache<number>({
+    channel: CONTENT_CHANGED_CHANNEL,
+    invalidates: (payload) => (payload === ITEMS_CONTENT ? 'all' : 'none'),
+    clock,
+  })
 }
 
 export interface Actor {
@@ -152,9 +174,9 @@ async function adjustCategoryCounts(
 }
 
 /** Items: the admin's management, the history of every change, and submissions from the site. */
-export function createItemService({ db, clock, log, caches }: ItemServiceDeps) {
+export function createItemService({ db, clock, log, caches, counts }: ItemServiceDeps) {
   /** Runs a write and tells every instance, this one at once, that items (and what else it names) changed. */
-  const write = contentWriter(db, ITEMS_CONTENT, caches)
+  const write = contentWriter(db, ITEMS_CONTENT, [...caches, counts])
 
   /**
    * Checks that every category, tag, company and collection the input names exists (a submission may
@@ -298,10 +320,9 @@ export function createItemService({ db, clock, log, caches }: ItemServiceDeps) {
 
   async function read(id: string, executor: DbOrTx = db): Promise<Item> {
     if (!isUuid(id)) throw itemNotFound()
-    const rows = await selectItems(executor).where(eq(items.id, id))
-    const [item] = await adminItemsOf(executor, rows as ItemRow[], clock.now())
-    if (!item) throw itemNotFound()
-    return item
+    const [row] = await selectAdminItems(executor, clock.now()).where(eq(items.id, id))
+    if (!row) throw itemNotFound()
+    return adminItemOf(row)
   }
 
   /** A write's database errors as answers: a taken slug is 409, a reference deleted meanwhile is 400. */
@@ -509,14 +530,18 @@ export function createItemService({ db, clock, log, caches }: ItemServiceDeps) {
           : [direction(sortColumns[query.sortBy]), direction(items.id)]
       return fetchPage(query, {
         rows: async (limit, offset) => {
-          const rows = await selectItems(db)
+          const rows = await selectAdminItems(db, clock.now())
             .where(where)
             .orderBy(...orderBy)
             .limit(limit)
             .offset(offset)
-          return adminItemsOf(db, rows as ItemRow[], clock.now())
+          return rows.map(adminItemOf)
         },
-        total: () => countRows(db, items, where),
+        total: () => {
+          if (query.featured !== undefined) return countRows(db, items, where)
+          const key = JSON.stringify([query.search, query.status, query.category, query.tag, query.company])
+          return counts.get(key, () => countRows(db, items, where))
+        },
       })
     },
 

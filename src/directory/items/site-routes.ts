@@ -1,6 +1,7 @@
 import type { App } from '../../http/app.ts'
 import { describeRule, type RateLimit } from '../../http/rate-limit.ts'
 import { invalidField } from '../../http/schemas.ts'
+import { createSerializedAnswers } from '../../http/serialized.ts'
 import { viewerOf } from '../auth/guard.ts'
 import { errors } from '../http/schemas.ts'
 import { RATE_LIMITS } from '../rate-limit.ts'
@@ -23,6 +24,7 @@ export function siteItemRoutes(
   app: App,
   { items, site, rateLimit }: { items: ItemService; site: PublicItems; rateLimit: RateLimit },
 ) {
+  const answers = createSerializedAnswers()
   app.get(
     '/api/items',
     {
@@ -43,9 +45,14 @@ export function siteItemRoutes(
         },
       },
     },
-    async (req) => {
-      const { items: data, meta } = await site.list(req.query)
-      return { success: true as const, data, meta: metaOf(meta) }
+    async (req, reply) => {
+      const page = await site.list(req.query)
+      // The cached page's bytes are made once, then sent as they are until the cache lets the page go.
+      return answers.send(reply, page, () => ({
+        success: true as const,
+        data: page.items,
+        meta: metaOf(page.meta),
+      }))
     },
   )
 
