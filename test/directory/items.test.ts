@@ -436,7 +436,9 @@ describe('admin item list and stats', () => {
     assert.deepEqual(names(await ok('GET', `/api/admin/items?search=${marker}&company=${maker.id}`)), [
       'Gamma',
     ])
-    assert.deepEqual(names(await ok('GET', `/api/admin/items?search=${marker}&featured=true`)), ['Alpha'])
+    const featured = await ok('GET', `/api/admin/items?search=${marker}&featured=true`)
+    assert.deepEqual(names(featured), ['Alpha'])
+    assert.equal(featured.data[0].featured, true, 'a listed item says it is featured')
     assert.deepEqual(names(await ok('GET', `/api/admin/items?search=${marker}&featured=false`)), [
       'Delta',
       'Gamma',

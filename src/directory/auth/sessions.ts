@@ -1,4 +1,4 @@
-import { and, eq, gt } from 'drizzle-orm'
+import { and, eq, gt, sql } from 'drizzle-orm'
 import type { Db, DbOrTx } from '../../db/index.ts'
 import { deleteExpired } from '../../db/queries.ts'
 import type { Clock } from '../../lib/clock.ts'
@@ -30,6 +30,30 @@ export interface SessionMeta {
 }
 
 export function createSessionService({ db, clock, ttlDays }: { db: Db; clock: Clock; ttlDays: number }) {
+  // Every signed-in request runs this: prepared, it is parsed once per connection and its plan kept.
+  const lookup = db
+    .select({
+      sessionId: sessions.id,
+      id: users.id,
+      email: users.email,
+      name: users.name,
+      avatar: users.avatar,
+      provider: users.provider,
+      status: users.status,
+      roleStatus: roles.status,
+      roleIsAdmin: roles.isAdmin,
+    })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .leftJoin(roles, eq(roles.id, users.roleId))
+    .where(
+      and(
+        eq(sessions.tokenHash, sql.placeholder('tokenHash')),
+        gt(sessions.expiresAt, sql.placeholder('now')),
+      ),
+    )
+    .prepare('directory_session')
+
   return {
     ttlSeconds: toSeconds(ttlDays * DAY_MS),
 
@@ -55,22 +79,7 @@ export function createSessionService({ db, clock, ttlDays }: { db: Db; clock: Cl
 
     /** The viewer of a live session of an active user, or null. */
     async resolve(token: string): Promise<Viewer | null> {
-      const [row] = await db
-        .select({
-          sessionId: sessions.id,
-          id: users.id,
-          email: users.email,
-          name: users.name,
-          avatar: users.avatar,
-          provider: users.provider,
-          status: users.status,
-          roleStatus: roles.status,
-          roleIsAdmin: roles.isAdmin,
-        })
-        .from(sessions)
-        .innerJoin(users, eq(users.id, sessions.userId))
-        .leftJoin(roles, eq(roles.id, users.roleId))
-        .where(and(eq(sessions.tokenHash, sha256Hex(token)), gt(sessions.expiresAt, clock.now())))
+      const [row] = await lookup.execute({ tokenHash: sha256Hex(token), now: clock.now() })
       if (row?.status !== 'active') return null
       return {
         sessionId: row.sessionId,

@@ -24,7 +24,14 @@ import {
 } from '../content.ts'
 import { notifyAdmins } from '../notifications/service.ts'
 import { tags } from '../tags/tables.ts'
-import { adminItemOf, hasTag, isFeatured, matchesSearch, selectAdminItems } from './read.ts'
+import {
+  adminItemOf,
+  createAdminItemsByIds,
+  hasTag,
+  isFeatured,
+  matchesSearch,
+  selectAdminItems,
+} from './read.ts'
 import {
   type AdminItemQuery,
   type CreateItemBody,
@@ -177,6 +184,7 @@ async function adjustCategoryCounts(
 export function createItemService({ db, clock, log, caches, counts }: ItemServiceDeps) {
   /** Runs a write and tells every instance, this one at once, that items (and what else it names) changed. */
   const write = contentWriter(db, ITEMS_CONTENT, [...caches, counts])
+  const itemsByIds = createAdminItemsByIds(db)
 
   /**
    * Checks that every category, tag, company and collection the input names exists (a submission may
@@ -530,12 +538,17 @@ export function createItemService({ db, clock, log, caches, counts }: ItemServic
           : [direction(sortColumns[query.sortBy]), direction(items.id)]
       return fetchPage(query, {
         rows: async (limit, offset) => {
-          const rows = await selectAdminItems(db, clock.now())
+          const page = await db
+            .select({ id: items.id })
+            .from(items)
             .where(where)
             .orderBy(...orderBy)
             .limit(limit)
             .offset(offset)
-          return rows.map(adminItemOf)
+          return itemsByIds(
+            page.map((row) => row.id),
+            clock.now(),
+          )
         },
         total: () => {
           if (query.featured !== undefined) return countRows(db, items, where)
