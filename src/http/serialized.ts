@@ -13,7 +13,8 @@ export function createSerializedAnswers() {
       let body = answers.get(source)
       if (!body) {
         const serialized = reply.serialize(build())
-        body = typeof serialized === 'string' ? Buffer.from(serialized) : Buffer.from(serialized as ArrayBuffer)
+        body =
+          typeof serialized === 'string' ? Buffer.from(serialized) : Buffer.from(serialized as ArrayBuffer)
         answers.set(source, body)
       }
       return reply.type('application/json; charset=utf-8').send(body)

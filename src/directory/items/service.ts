@@ -1,20 +1,16 @@
-import { and, asc, count, desc, eq, inArray, type SQL, sql } from 'drizzle-orm'
+import { and, asc, count, desc, eq, type SQL, sql } from 'drizzle-orm'
 import type { Logger } from 'pino'
 import { foreignKeyViolation, uniqueViolation } from '../../db/errors.ts'
 import type { Db, DbOrTx } from '../../db/index.ts'
 import { createInvalidatedCache, type InvalidatedCache } from '../../db/invalidated-cache.ts'
 import { countRows } from '../../db/queries.ts'
 import type { Clock } from '../../lib/clock.ts'
-import { conflict, type FieldIssue, invalidInput, notFound } from '../../lib/errors.ts'
+import { conflict, invalidInput } from '../../lib/errors.ts'
 import { isUuid } from '../../lib/ids.ts'
 import { fetchPage, type PageOf } from '../../lib/pagination.ts'
 import { slugify } from '../../lib/slug.ts'
-import { users } from '../accounts/tables.ts'
 import { type BulkResult, runBulk } from '../bulk.ts'
-import { categories } from '../categories/tables.ts'
 import { clientProfiles } from '../clients/tables.ts'
-import { collectionItems, collections } from '../collections/tables.ts'
-import { companies } from '../companies/tables.ts'
 import {
   CATEGORIES_CONTENT,
   CONTENT_CHANGED_CHANNEL,
@@ -23,7 +19,7 @@ import {
   ITEMS_CONTENT,
 } from '../content.ts'
 import { notifyAdmins } from '../notifications/service.ts'
-import { tags } from '../tags/tables.ts'
+import { changesBetween, historyOf, itemNotFound, record, snapshotOf } from './history.ts'
 import {
   adminItemOf,
   createAdminItemsByIds,
@@ -32,10 +28,10 @@ import {
   matchesSearch,
   selectAdminItems,
 } from './read.ts'
+import { adjustCategoryCounts, checkReferences, setCollections, setTags, tagIdsOf } from './relations.ts'
 import {
   type AdminItemQuery,
   type CreateItemBody,
-  type HistoryEntry,
   type HistoryQuery,
   ITEM_LIMITS,
   type Item,
@@ -43,7 +39,7 @@ import {
   type SubmitItemBody,
   type UpdateItemBody,
 } from './schemas.ts'
-import { type FieldChange, type ItemStatus, itemHistory, items, itemTags } from './tables.ts'
+import { type ItemStatus, items } from './tables.ts'
 
 export interface ItemServiceDeps {
   db: Db
@@ -74,50 +70,6 @@ export interface Actor {
 
 type Row = typeof items.$inferSelect
 
-/** What an item's history compares: its own fields, its location's, and its tags. */
-type Snapshot = Record<string, unknown>
-
-const LOCATION_FIELDS = [
-  'address',
-  'city',
-  'country',
-  'latitude',
-  'longitude',
-  'isRemote',
-  'serviceArea',
-] as const
-const TRACKED_FIELDS = [
-  'slug',
-  'name',
-  'description',
-  'url',
-  'iconUrl',
-  'imageUrl',
-  'categoryId',
-  'companyId',
-  'status',
-] as const
-
-function snapshotOf(row: Row, tagIds: string[]): Snapshot {
-  const snapshot: Snapshot = {}
-  for (const field of TRACKED_FIELDS) snapshot[field] = row[field]
-  for (const field of LOCATION_FIELDS) snapshot[`location.${field}`] = row[field]
-  snapshot.tagIds = [...tagIds].sort()
-  return snapshot
-}
-
-/** Each field whose value differs between `before` and `after`, in a stable order. */
-function changesBetween(before: Snapshot, after: Snapshot): FieldChange[] {
-  const changes: FieldChange[] = []
-  for (const field of Object.keys(after)) {
-    if (JSON.stringify(before[field] ?? null) !== JSON.stringify(after[field] ?? null)) {
-      changes.push({ field, from: before[field] ?? null, to: after[field] ?? null })
-    }
-  }
-  return changes
-}
-
-const itemNotFound = () => notFound('Item not found', 'ITEM_NOT_FOUND')
 const slugTaken = (slug: string) =>
   conflict(`An item with the slug "${slug}" already exists; give another slug`, 'ITEM_SLUG_EXISTS')
 
@@ -153,162 +105,11 @@ function locationOf(current: Partial<Row>, input: LocationInput | undefined) {
   return next
 }
 
-/** Keeps the published count of each category in step: +1 where an item became published there, -1 where it left. */
-async function adjustCategoryCounts(
-  tx: DbOrTx,
-  before: { categoryId: string | null; status: ItemStatus } | null,
-  after: { categoryId: string | null; status: ItemStatus } | null,
-): Promise<boolean> {
-  const deltas = new Map<string, number>()
-  const add = (state: typeof before, delta: number) => {
-    if (state?.categoryId && state.status === 'published') {
-      deltas.set(state.categoryId, (deltas.get(state.categoryId) ?? 0) + delta)
-    }
-  }
-  add(before, -1)
-  add(after, 1)
-  let changed = false
-  for (const [categoryId, delta] of deltas) {
-    if (delta === 0) continue
-    // An increment, not a recount: racing writes each add their own change under the row's lock.
-    await tx
-      .update(categories)
-      .set({ itemCount: sql`greatest(${categories.itemCount} + ${delta}, 0)` })
-      .where(eq(categories.id, categoryId))
-    changed = true
-  }
-  return changed
-}
-
 /** Items: the admin's management, the history of every change, and submissions from the site. */
 export function createItemService({ db, clock, log, caches, counts }: ItemServiceDeps) {
   /** Runs a write and tells every instance, this one at once, that items (and what else it names) changed. */
   const write = contentWriter(db, ITEMS_CONTENT, [...caches, counts])
   const itemsByIds = createAdminItemsByIds(db)
-
-  /**
-   * Checks that every category, tag, company and collection the input names exists (a submission may
-   * only use active categories), naming each failing field in one 400.
-   */
-  async function checkReferences(
-    tx: DbOrTx,
-    input: {
-      categoryId?: string | null
-      tagIds?: string[]
-      companyId?: string | null
-      collectionIds?: string[]
-    },
-    options: { activeCategoryOnly?: boolean } = {},
-  ) {
-    const issues: FieldIssue[] = []
-    if (input.categoryId) {
-      const [category] = await tx
-        .select({ isActive: categories.isActive })
-        .from(categories)
-        .where(eq(categories.id, input.categoryId))
-        .for('share')
-      if (!category || (options.activeCategoryOnly && !category.isActive)) {
-        issues.push({ field: 'categoryId', message: `no category has the id "${input.categoryId}"` })
-      }
-    }
-    if (input.tagIds && input.tagIds.length > 0) {
-      const found = await tx
-        .select({ id: tags.id })
-        .from(tags)
-        .where(inArray(tags.id, input.tagIds))
-        .for('share')
-      const known = new Set(found.map((tag) => tag.id))
-      const unknown = input.tagIds.filter((id) => !known.has(id))
-      if (unknown.length > 0) {
-        issues.push({
-          field: 'tagIds',
-          message: `no tag has the id ${unknown.map((id) => `"${id}"`).join(', ')}`,
-        })
-      }
-    }
-    if (input.companyId) {
-      const [company] = await tx
-        .select({ id: companies.id })
-        .from(companies)
-        .where(eq(companies.id, input.companyId))
-        .for('share')
-      if (!company) issues.push({ field: 'companyId', message: `no company has the id "${input.companyId}"` })
-    }
-    if (input.collectionIds && input.collectionIds.length > 0) {
-      const found = await tx
-        .select({ id: collections.id })
-        .from(collections)
-        .where(inArray(collections.id, input.collectionIds))
-        .for('share')
-      const known = new Set(found.map((collection) => collection.id))
-      const unknown = input.collectionIds.filter((id) => !known.has(id))
-      if (unknown.length > 0) {
-        issues.push({
-          field: 'collectionIds',
-          message: `no collection has the id ${unknown.map((id) => `"${id}"`).join(', ')}`,
-        })
-      }
-    }
-    if (issues.length > 0) throw invalidInput(issues)
-  }
-
-  async function tagIdsOf(tx: DbOrTx, itemId: string): Promise<string[]> {
-    const rows = await tx.select({ id: itemTags.tagId }).from(itemTags).where(eq(itemTags.itemId, itemId))
-    return rows.map((row) => row.id)
-  }
-
-  async function setTags(tx: DbOrTx, itemId: string, tagIds: string[]) {
-    await tx.delete(itemTags).where(eq(itemTags.itemId, itemId))
-    if (tagIds.length > 0) await tx.insert(itemTags).values(tagIds.map((tagId) => ({ itemId, tagId })))
-  }
-
-  /** The item's collections become `collectionIds`: it leaves the others and joins the end of new ones. */
-  async function setCollections(tx: DbOrTx, itemId: string, collectionIds: string[], at: Date) {
-    const current = await tx
-      .select({ id: collectionItems.collectionId })
-      .from(collectionItems)
-      .where(eq(collectionItems.itemId, itemId))
-    const currentIds = new Set(current.map((row) => row.id))
-    const wanted = new Set(collectionIds)
-    const leaving = [...currentIds].filter((id) => !wanted.has(id))
-    if (leaving.length > 0) {
-      await tx
-        .delete(collectionItems)
-        .where(and(eq(collectionItems.itemId, itemId), inArray(collectionItems.collectionId, leaving)))
-    }
-    for (const collectionId of collectionIds) {
-      if (currentIds.has(collectionId)) continue
-      // The collection's row is locked as its own item-list writes lock it, so appends and a replacement
-      // of the list are served one after the other.
-      await tx
-        .select({ id: collections.id })
-        .from(collections)
-        .where(eq(collections.id, collectionId))
-        .for('update')
-      await tx
-        .insert(collectionItems)
-        .values({
-          collectionId,
-          itemId,
-          position: sql`(select coalesce(max(${collectionItems.position}), -1) + 1 from ${collectionItems} where ${collectionItems.collectionId} = ${collectionId})`,
-          addedAt: at,
-        })
-        .onConflictDoNothing()
-    }
-  }
-
-  async function record(
-    tx: DbOrTx,
-    entry: {
-      itemId: string
-      actorId: string | null
-      action: HistoryEntry['action']
-      changes: FieldChange[]
-      note?: string | null
-    },
-  ) {
-    await tx.insert(itemHistory).values({ ...entry, note: entry.note ?? null, createdAt: clock.now() })
-  }
 
   /**
    * The row of `id` locked for this transaction, or 404. A change takes `no key update`, which leaves
@@ -396,7 +197,7 @@ export function createItemService({ db, clock, log, caches, counts }: ItemServic
       (change) =>
         change.to !== null && !(Array.isArray(change.to) && change.to.length === 0) && change.to !== false,
     )
-    await record(tx, { itemId: row.id, actorId, action, changes })
+    await record(tx, clock.now(), { itemId: row.id, actorId, action, changes })
     if (await adjustCategoryCounts(tx, null, row)) touched.add(CATEGORIES_CONTENT)
     return row
   }
@@ -430,7 +231,7 @@ export function createItemService({ db, clock, log, caches, counts }: ItemServic
           .set({ ...changes, updatedAt: now })
           .where(eq(items.id, id))
         if (body.tagIds) await setTags(tx, id, body.tagIds)
-        await record(tx, { itemId: id, actorId: actor.id, action: 'updated', changes: diff })
+        await record(tx, clock.now(), { itemId: id, actorId: actor.id, action: 'updated', changes: diff })
         if (await adjustCategoryCounts(tx, before, after)) touched.add(CATEGORIES_CONTENT)
       }
       if (body.collectionIds) await setCollections(tx, id, body.collectionIds, now)
@@ -442,7 +243,7 @@ export function createItemService({ db, clock, log, caches, counts }: ItemServic
     await write(async (tx, touched) => {
       const before = await locked(tx, id, 'update')
       await tx.delete(items).where(eq(items.id, id))
-      await record(tx, {
+      await record(tx, clock.now(), {
         itemId: id,
         actorId: actor.id,
         action: 'deleted',
@@ -476,7 +277,7 @@ export function createItemService({ db, clock, log, caches, counts }: ItemServic
           ...(status === 'published' ? { publishedAt: now } : {}),
         })
         .where(eq(items.id, id))
-      await record(tx, {
+      await record(tx, clock.now(), {
         itemId: id,
         actorId: actor.id,
         action: action === 'approve' ? 'approved' : 'rejected',
@@ -596,34 +397,7 @@ export function createItemService({ db, clock, log, caches, counts }: ItemServic
     remove,
     review,
 
-    async history(id: string, query: HistoryQuery): Promise<PageOf<HistoryEntry>> {
-      if (!isUuid(id)) throw itemNotFound()
-      const [exists] = await db.select({ id: items.id }).from(items).where(eq(items.id, id))
-      if (!exists) throw itemNotFound()
-      const where = eq(itemHistory.itemId, id)
-      return fetchPage(query, {
-        rows: async (limit, offset) => {
-          const rows = await db
-            .select({ entry: itemHistory, actorName: users.name, actorEmail: users.email })
-            .from(itemHistory)
-            .leftJoin(users, eq(users.id, itemHistory.actorId))
-            .where(where)
-            .orderBy(desc(itemHistory.createdAt), desc(itemHistory.id))
-            .limit(limit)
-            .offset(offset)
-          return rows.map(({ entry, actorName, actorEmail }) => ({
-            id: entry.id,
-            action: entry.action as HistoryEntry['action'],
-            actor:
-              entry.actorId && actorEmail ? { id: entry.actorId, name: actorName, email: actorEmail } : null,
-            changes: entry.changes,
-            note: entry.note,
-            createdAt: entry.createdAt,
-          }))
-        },
-        total: () => countRows(db, itemHistory, where),
-      })
-    },
+    history: (id: string, query: HistoryQuery) => historyOf(db, id, query),
 
     bulk(action: 'approve' | 'reject' | 'delete', ids: string[], actor: Actor): Promise<BulkResult> {
       const verb = action === 'approve' ? 'approved' : action === 'reject' ? 'rejected' : 'deleted'
