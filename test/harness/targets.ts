@@ -296,6 +296,15 @@ export async function directoryTarget(): Promise<Target> {
       pools,
       '/api/admin/collections',
     )
+    // And content of each kind, so they reach the item, tag, company and featured routes too.
+    for (const [url, payload] of [
+      ['/api/admin/tags', { name: 'Fuzz tag' }],
+      ['/api/admin/companies', { name: 'Fuzz company' }],
+      ['/api/admin/items', { name: 'Fuzz item', status: 'published', tagIds: ['fuzz-tag'] }],
+      ['/api/admin/featured-items', { itemSlug: 'fuzz-item' }],
+    ] as const) {
+      await ok(app, { method: 'POST', url, payload, headers: credentials.admin }, pools, url)
+    }
   })
 
   return {
