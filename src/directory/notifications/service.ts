@@ -1,8 +1,17 @@
 import type { DbOrTx } from '../../db/index.ts'
 import { adminNotifications } from './tables.ts'
 
+/** What a notification is about: a submission, a comment awaiting moderation, a contact message, a report. */
+export const ADMIN_NOTICE_TYPES = [
+  'item_submitted',
+  'comment_pending',
+  'contact_message',
+  'report_created',
+] as const
+export type AdminNoticeType = (typeof ADMIN_NOTICE_TYPES)[number]
+
 export interface AdminNotice {
-  type: 'item_submitted'
+  type: AdminNoticeType
   title: string
   message: string
   data: Record<string, unknown>
