@@ -16,6 +16,7 @@ import { favoritesModule } from './favorites/module.ts'
 import { featuredModule } from './featured/module.ts'
 import { DirectoryError } from './http/schemas.ts'
 import { itemsModule } from './items/module.ts'
+import { notificationsModule } from './notifications/module.ts'
 import { rolesModule } from './roles/module.ts'
 import { tagsModule } from './tags/module.ts'
 import { usersModule } from './users/module.ts'
@@ -85,6 +86,10 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
         description: 'Items: the admin’s management, the public site’s reads, and submissions',
       },
       { name: 'featured-items', description: 'The featured shelf and its admin entries' },
+      {
+        name: 'notifications',
+        description: 'What the admins should look at: submissions, comments, messages',
+      },
       { name: 'roles', description: 'Admin roles and their permissions' },
       { name: 'tags', description: 'Item tags, and how many items carry each' },
       { name: 'users', description: 'Admin management of users' },
@@ -121,6 +126,7 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
   const featured = featuredModule({ db, clock })
   const items = itemsModule({ db, clock, log, rateLimit, alsoClears: [categories.cache] })
   const collections = collectionsModule({ db, clock })
+  const notifications = notificationsModule({ db, clock })
   const tags = tagsModule({ db, clock, caches: [items.cache] })
   const companies = companiesModule({ db, clock, caches: [items.cache] })
 
@@ -135,6 +141,7 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
       favorites.module,
       featured.module,
       items.module,
+      notifications.module,
       collections.module,
       tags.module,
       companies.module,

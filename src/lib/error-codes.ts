@@ -129,7 +129,10 @@ export const ERROR_CODES = {
   ],
 
   // Platform: notifications.
-  NOTIFICATION_NOT_FOUND: [404, 'No notification of yours has this id.'],
+  NOTIFICATION_NOT_FOUND: [
+    404,
+    'No notification of yours has this id (directory: no admin notification has it).',
+  ],
   NOTIFICATION_PERSISTENT: [400, 'A persistent notification (a banner) cannot be dismissed.'],
 
   // Directory: accounts, users, roles, clients and categories.

@@ -1,4 +1,10 @@
-import type { DbOrTx } from '../../db/index.ts'
+import { and, desc, eq, isNotNull, isNull, sql } from 'drizzle-orm'
+import type { Db, DbOrTx } from '../../db/index.ts'
+import { countRows, pageOfRows } from '../../db/queries.ts'
+import type { Clock } from '../../lib/clock.ts'
+import { notFound } from '../../lib/errors.ts'
+import { isUuid } from '../../lib/ids.ts'
+import type { NotificationListQuery } from './schemas.ts'
 import { adminNotifications } from './tables.ts'
 
 /** What a notification is about: a submission, a comment awaiting moderation, a contact message, a report. */
@@ -24,3 +30,58 @@ export interface AdminNotice {
 export async function notifyAdmins(tx: DbOrTx, at: Date, notice: AdminNotice): Promise<void> {
   await tx.insert(adminNotifications).values({ ...notice, createdAt: at })
 }
+
+type Row = typeof adminNotifications.$inferSelect
+
+const notificationOf = (row: Row) => ({ ...row, type: row.type as AdminNoticeType })
+
+const notificationNotFound = () => notFound('Notification not found', 'NOTIFICATION_NOT_FOUND')
+
+/** The admins' notifications: shared by every admin, read by any of them. */
+export function createAdminNotificationService({ db, clock }: { db: Db; clock: Clock }) {
+  const unread = isNull(adminNotifications.readAt)
+  return {
+    async list(query: NotificationListQuery) {
+      const where = and(
+        query.unread === 'true'
+          ? unread
+          : query.unread === 'false'
+            ? isNotNull(adminNotifications.readAt)
+            : undefined,
+        query.type === undefined ? undefined : eq(adminNotifications.type, query.type),
+      )
+      const [page, unreadCount] = await Promise.all([
+        pageOfRows(db, adminNotifications, query, {
+          where,
+          orderBy: [desc(adminNotifications.createdAt), desc(adminNotifications.id)],
+          map: notificationOf,
+        }),
+        countRows(db, adminNotifications, unread),
+      ])
+      return { ...page, unreadCount }
+    },
+
+    /** Marks one read; reading it again keeps the first `readAt`. */
+    async markRead(id: string) {
+      if (!isUuid(id)) throw notificationNotFound()
+      const [row] = await db
+        .update(adminNotifications)
+        .set({ readAt: sql`coalesce(${adminNotifications.readAt}, ${clock.now()})` })
+        .where(eq(adminNotifications.id, id))
+        .returning()
+      if (!row) throw notificationNotFound()
+      return notificationOf(row)
+    },
+
+    async markAllRead(): Promise<number> {
+      const rows = await db
+        .update(adminNotifications)
+        .set({ readAt: clock.now() })
+        .where(unread)
+        .returning({ id: adminNotifications.id })
+      return rows.length
+    },
+  }
+}
+
+export type AdminNotificationService = ReturnType<typeof createAdminNotificationService>

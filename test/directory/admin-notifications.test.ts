@@ -1,0 +1,102 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import {
+  APP_ORIGIN,
+  type DirectoryHarness,
+  randomAddress,
+  sessionCookie,
+  startDirectory,
+  uniqueEmail,
+} from '../helpers/apps.ts'
+
+let h: DirectoryHarness
+let admin: string
+let member: string
+
+before(async () => {
+  h = await startDirectory()
+  admin = await h.adminCookie()
+  const res = await call('POST', '/api/auth/register', null, {
+    email: uniqueEmail('notices'),
+    password: 'a good password',
+    name: 'Grace Hopper',
+  })
+  member = sessionCookie(res)
+})
+after(() => h.close())
+
+function call(method: 'GET' | 'POST', url: string, cookie: string | null = admin, payload?: unknown) {
+  return h.app.inject({
+    method,
+    url,
+    payload: payload as object,
+    remoteAddress: randomAddress(),
+    headers: { origin: APP_ORIGIN, ...(cookie ? { cookie } : {}) },
+  })
+}
+
+async function submit(name: string) {
+  const res = await call('POST', '/api/submit', member, { name, url: 'https://example.com' })
+  assert.equal(res.statusCode, 201, res.body)
+  return res.json().data as { id: string; slug: string }
+}
+
+describe('admin notifications', () => {
+  it('lists what submissions raised, newest first, with the unread count', async () => {
+    const first = await submit('First Find')
+    h.clock.advance(1000)
+    const second = await submit('Second Find')
+    const res = await call('GET', '/api/admin/notifications?unread=true')
+    assert.equal(res.statusCode, 200, res.body)
+    const body = res.json()
+    assert.deepEqual(
+      body.data.map((n: { data: { itemId: string } }) => n.data.itemId),
+      [second.id, first.id],
+    )
+    assert.equal(body.data[0].type, 'item_submitted')
+    assert.equal(body.data[0].title, 'New submission: Second Find')
+    assert.equal(body.data[0].message, 'Grace Hopper submitted "Second Find" for review.')
+    assert.equal(body.data[0].readAt, null)
+    assert.equal(body.unreadCount, 2)
+    assert.deepEqual(body.meta, { page: 1, limit: 10, total: 2, totalPages: 1 })
+  })
+
+  it('marks one read (keeping its first readAt), then all; unread filters follow', async () => {
+    const list = (await call('GET', '/api/admin/notifications')).json()
+    const [newest] = list.data
+    const read = await call('POST', `/api/admin/notifications/${newest.id}/read`)
+    assert.equal(read.statusCode, 200, read.body)
+    assert.equal(read.json().data.readAt, h.clock.now().toISOString())
+    h.clock.advance(5000)
+    const again = await call('POST', `/api/admin/notifications/${newest.id}/read`)
+    assert.equal(again.json().data.readAt, read.json().data.readAt)
+    const unread = (await call('GET', '/api/admin/notifications?unread=true')).json()
+    assert.equal(unread.unreadCount, list.unreadCount - 1)
+    assert.ok(!unread.data.some((n: { id: string }) => n.id === newest.id))
+    const readOnes = (await call('GET', '/api/admin/notifications?unread=false')).json()
+    assert.deepEqual(
+      readOnes.data.map((n: { id: string }) => n.id),
+      [newest.id],
+    )
+    const all = await call('POST', '/api/admin/notifications/mark-all-read')
+    assert.deepEqual(all.json(), { success: true, updated: list.unreadCount - 1 })
+    assert.equal((await call('GET', '/api/admin/notifications')).json().unreadCount, 0)
+    assert.deepEqual((await call('POST', '/api/admin/notifications/mark-all-read')).json(), {
+      success: true,
+      updated: 0,
+    })
+  })
+
+  it('answers 404 for an unknown id, 400 for a bad filter, and only to admins', async () => {
+    for (const id of ['00000000-0000-4000-8000-000000000000', 'nope']) {
+      const res = await call('POST', `/api/admin/notifications/${id}/read`)
+      assert.equal(res.statusCode, 404)
+      assert.equal(res.json().code, 'NOTIFICATION_NOT_FOUND')
+    }
+    const bad = await call('GET', '/api/admin/notifications?type=gossip')
+    assert.equal(bad.statusCode, 400)
+    assert.equal(bad.json().details[0].field, 'query.type')
+    assert.equal((await call('GET', '/api/admin/notifications', member)).statusCode, 403)
+    assert.equal((await call('GET', '/api/admin/notifications', null)).statusCode, 401)
+  })
+})
