@@ -689,6 +689,41 @@ const definitions = {
     "the directory's Git data repository (`owner/name`)",
   ),
   gitToken: optional('GIT_TOKEN', 'Directory', 'token for the data repository', true),
+
+  smtpUrl: optionalUrl(
+    'SMTP_URL',
+    'Email',
+    'SMTP server of outgoing email, credentials included: `smtp://user:pass@host:587` (STARTTLS when offered) or `smtps://user:pass@host:465`; without it nothing is emailed',
+    ['smtp:', 'smtps:'],
+    true,
+  ),
+  smtpFrom: text(
+    'SMTP_FROM',
+    'Email',
+    'Curio <no-reply@localhost>',
+    'sender of outgoing email: `Name <address>` or an address',
+  ),
+  smtpTimeoutMs: integer(
+    'SMTP_TIMEOUT_MS',
+    'Email',
+    10_000,
+    'time limit of each step of an SMTP attempt: connecting, the greeting, each reply',
+    { min: 1 },
+  ),
+  smtpRetryBaseMs: integer(
+    'SMTP_RETRY_BASE_MS',
+    'Email',
+    30_000,
+    'first retry delay of an email that failed for a passing reason (a 4xx reply, no connection, a timeout); each next one doubles, up to an hour',
+    { min: 1 },
+  ),
+  smtpMaxAttempts: integer(
+    'SMTP_MAX_ATTEMPTS',
+    'Email',
+    8,
+    'attempts at one email before it is `failed` (a 5xx reply fails it at once)',
+    { min: 1, max: 20 },
+  ),
 } satisfies Record<string, Setting<unknown>>
 
 type Definitions = typeof definitions
@@ -736,6 +771,12 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (values.webhookRetryMaxMs < values.webhookRetryBaseMs) {
     throw new ConfigError('WEBHOOK_RETRY_MAX_MS', 'must not be smaller than WEBHOOK_RETRY_BASE_MS')
+  }
+  if (!/^([^<>]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/.test(values.smtpFrom)) {
+    throw new ConfigError(
+      'SMTP_FROM',
+      `must be an email address or \`Name <address>\` (got "${values.smtpFrom}")`,
+    )
   }
   if (values.sessionCleanupCron.split(/\s+/).length !== 5) {
     throw new ConfigError(

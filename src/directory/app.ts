@@ -11,6 +11,8 @@ import { createSessionService } from './auth/sessions.ts'
 import { categoriesModule } from './categories/module.ts'
 import { clientsModule } from './clients/module.ts'
 import { collectionsModule } from './collections/module.ts'
+import { commentsModule } from './comments/module.ts'
+import { contactModule } from './contact/module.ts'
 import { companiesModule } from './companies/module.ts'
 import { favoritesModule } from './favorites/module.ts'
 import { featuredModule } from './featured/module.ts'
@@ -18,6 +20,7 @@ import { DirectoryError } from './http/schemas.ts'
 import { itemsModule } from './items/module.ts'
 import { notificationsModule } from './notifications/module.ts'
 import { rolesModule } from './roles/module.ts'
+import { siteModule } from './site/module.ts'
 import { tagsModule } from './tags/module.ts'
 import { usersModule } from './users/module.ts'
 
@@ -79,6 +82,8 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
       { name: 'categories', description: 'Admin categories and their order' },
       { name: 'clients', description: 'Admin management of client profiles' },
       { name: 'collections', description: 'Hand-picked lists of items, and whether the site has any' },
+      { name: 'comments', description: 'Comments on items, the site’s approved ones, and their moderation' },
+      { name: 'contact', description: 'The site’s contact form, and the messages it brought for the admins' },
       { name: 'companies', description: 'The companies behind items, and how many items name each' },
       { name: 'favorites', description: 'A signed-in user’s favorite items' },
       {
@@ -90,7 +95,9 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
         name: 'notifications',
         description: 'What the admins should look at: submissions, comments, messages',
       },
+      { name: 'navigation', description: 'The site’s header and footer menus' },
       { name: 'roles', description: 'Admin roles and their permissions' },
+      { name: 'settings', description: 'The site’s typed settings' },
       { name: 'tags', description: 'Item tags, and how many items carry each' },
       { name: 'users', description: 'Admin management of users' },
     ],
@@ -124,11 +131,36 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
   const categories = categoriesModule({ db, clock, config })
   const favorites = favoritesModule({ db, clock })
   const featured = featuredModule({ db, clock })
-  const items = itemsModule({ db, clock, log, rateLimit, alsoClears: [categories.cache] })
+  const site = siteModule({ db, clock, config })
+  const items = itemsModule({
+    db,
+    clock,
+    log,
+    rateLimit,
+    alsoClears: [categories.cache],
+    submissionsOpen: async () => (await site.site.settings()).data.submissions.enabled,
+  })
   const collections = collectionsModule({ db, clock })
   const notifications = notificationsModule({ db, clock })
   const tags = tagsModule({ db, clock, caches: [items.cache] })
   const companies = companiesModule({ db, clock, caches: [items.cache] })
+  const comments = commentsModule({
+    db,
+    clock,
+    rateLimit,
+    moderation: async () => (await site.site.settings()).data.comments.moderation,
+    commentsOpen: async () => (await site.site.settings()).data.comments.enabled,
+  })
+  const contact = contactModule({
+    db,
+    clock,
+    log,
+    jobs,
+    rateLimit,
+    viewerOf: guards.viewerOf,
+    site: site.site,
+    config,
+  })
 
   installModules(
     app,
@@ -142,9 +174,12 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
       featured.module,
       items.module,
       notifications.module,
+      site.module,
       collections.module,
       tags.module,
       companies.module,
+      comments.module,
+      contact.module,
     ],
     { jobs, notifications: createNotifications(database.source, log) },
   )

@@ -11,6 +11,8 @@ export const TAGS_CONTENT = 'tags'
 export const COMPANIES_CONTENT = 'companies'
 export const COLLECTIONS_CONTENT = 'collections'
 export const FEATURED_CONTENT = 'featured-items'
+export const SETTINGS_CONTENT = 'settings'
+export const NAVIGATION_CONTENT = 'navigation'
 
 /** A cache a write makes stale. */
 export interface Clearable {

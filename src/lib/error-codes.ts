@@ -162,6 +162,8 @@ export const ERROR_CODES = {
   ITEM_SLUG_EXISTS: [409, 'An item with this slug exists.'],
   ITEM_ALREADY_PUBLISHED: [409, 'Approving an item that is already published.'],
   ITEM_ALREADY_REJECTED: [409, 'Rejecting an item that is already rejected.'],
+  COMMENTS_CLOSED: [403, 'The site’s settings do not take comments now.'],
+  SUBMISSIONS_CLOSED: [403, 'The site’s settings do not take submissions now.'],
   CATEGORY_IN_USE: [
     409,
     'Items are in the category: move them before deleting it for good (deactivating is allowed).',
@@ -184,6 +186,14 @@ export const ERROR_CODES = {
     500,
     'The collections count could not be read (SPEC.md: `Failed to check collections existence`).',
   ],
+
+  // Directory: comments.
+  COMMENT_NOT_FOUND: [404, 'No comment has this id.'],
+  COMMENT_ALREADY_APPROVED: [409, 'Approving a comment that is already approved.'],
+  COMMENT_ALREADY_REJECTED: [409, 'Rejecting a comment that is already rejected.'],
+
+  // Directory: contact messages.
+  CONTACT_MESSAGE_NOT_FOUND: [404, 'No contact message has this id.'],
 
   // Directory: tags and companies.
   TAG_NOT_FOUND: [404, 'No tag has this id.'],

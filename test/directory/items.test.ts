@@ -598,6 +598,18 @@ describe('submissions', () => {
     assert.equal(site.statusCode, 404, 'not on the site before review')
   })
 
+  it('takes a name of 200 characters, its notice’s title cut to fit', async () => {
+    const cookie = await member()
+    const name = `Long ${'n'.repeat(195)}`
+    const res = await call('POST', '/api/submit', { name, url: 'https://example.com' }, { cookie })
+    assert.equal(res.statusCode, 201, res.body)
+    const [notice] = await h.databases.directory.db
+      .select()
+      .from(adminNotifications)
+      .where(eq(adminNotifications.title, `New submission: ${name}`.slice(0, 199) + '…'))
+    assert.ok(notice, 'the notice is there with its title cut to 200 characters')
+  })
+
   it('gives racing submissions of one name distinct slugs', async () => {
     const cookie = await member()
     const name = `Racing ${unique('r')}`

@@ -305,6 +305,20 @@ export async function directoryTarget(): Promise<Target> {
     ] as const) {
       await ok(app, { method: 'POST', url, payload, headers: credentials.admin }, pools, url)
     }
+    // A member's comment on that item, kept under the admin routes that take its id.
+    await ok(
+      app,
+      {
+        method: 'POST',
+        url: '/api/comments',
+        payload: { itemSlug: 'fuzz-item', body: 'Fuzz comment' },
+        headers: credentials.member,
+      },
+      pools,
+      '/api/admin/comments',
+    )
+    // The public item routes take a slug, not an id.
+    pools.add('slug', 'fuzz-item')
   })
 
   return {

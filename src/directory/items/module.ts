@@ -19,6 +19,8 @@ export function itemsModule(deps: {
   rateLimit: RateLimit
   /** Caches an item write makes stale besides this module's own (the categories' item counts). */
   alsoClears: { clear(): void }[]
+  /** Whether the site's settings take submissions now. */
+  submissionsOpen: () => Promise<boolean>
 }) {
   const { db, clock, log, rateLimit } = deps
   const cache = createPublicItemCache(clock)
@@ -29,7 +31,7 @@ export function itemsModule(deps: {
     name: 'items',
     routes: (app) => {
       adminItemRoutes(app, { items })
-      siteItemRoutes(app, { items, site, rateLimit })
+      siteItemRoutes(app, { items, site, rateLimit, submissionsOpen: deps.submissionsOpen })
     },
     caches: [cache, counts],
   }

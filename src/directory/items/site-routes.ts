@@ -2,6 +2,7 @@ import type { App } from '../../http/app.ts'
 import { describeRule, type RateLimit } from '../../http/rate-limit.ts'
 import { invalidField } from '../../http/schemas.ts'
 import { createSerializedAnswers } from '../../http/serialized.ts'
+import { forbidden } from '../../lib/errors.ts'
 import { viewerOf } from '../auth/guard.ts'
 import { errors } from '../http/schemas.ts'
 import { RATE_LIMITS } from '../rate-limit.ts'
@@ -22,7 +23,18 @@ const tags = ['items']
 /** The published site's item routes: the public list and page, and submissions from signed-in users. */
 export function siteItemRoutes(
   app: App,
-  { items, site, rateLimit }: { items: ItemService; site: PublicItems; rateLimit: RateLimit },
+  {
+    items,
+    site,
+    rateLimit,
+    submissionsOpen,
+  }: {
+    items: ItemService
+    site: PublicItems
+    rateLimit: RateLimit
+    /** Whether the site's settings take submissions now. */
+    submissionsOpen: () => Promise<boolean>
+  },
 ) {
   const answers = createSerializedAnswers()
   app.get(
@@ -83,14 +95,14 @@ export function siteItemRoutes(
         description:
           'A signed-in user proposes an item. It starts `pending`, with a slug made from its name (`-2`, `-3` … ' +
           'when taken), and the admins get a notification; it shows on the site once approved. Only active ' +
-          `categories and existing tags may be named (400 naming the field otherwise). ${describeRule(RATE_LIMITS.submit)}.`,
+          `categories and existing tags may be named; 403 \`SUBMISSIONS_CLOSED\` while the settings close submissions (400 naming the field otherwise). ${describeRule(RATE_LIMITS.submit)}.`,
         body: SubmitItemBody,
         response: {
           201: SubmittedAnswer,
           ...errors(
             [400, invalidField('body.url', 'must match pattern "^https?://"')],
             401,
-            [403, 'CROSS_ORIGIN'],
+            [403, 'SUBMISSIONS_CLOSED', 'CROSS_ORIGIN'],
             413,
             415,
             429,
@@ -100,6 +112,9 @@ export function siteItemRoutes(
     },
     async (req, reply) => {
       const { user } = viewerOf(req)
+      if (!(await submissionsOpen())) {
+        throw forbidden('This site does not take submissions at the moment', 'SUBMISSIONS_CLOSED')
+      }
       const data = await items.submit(req.body, user)
       return reply.code(201).send({
         success: true as const,

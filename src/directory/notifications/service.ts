@@ -28,7 +28,9 @@ export interface AdminNotice {
  * its notice are written together or not at all.
  */
 export async function notifyAdmins(tx: DbOrTx, at: Date, notice: AdminNotice): Promise<void> {
-  await tx.insert(adminNotifications).values({ ...notice, createdAt: at })
+  // A title names what it is about (an item's name of up to 200 characters): it is cut to its column.
+  const title = notice.title.length > 200 ? `${notice.title.slice(0, 199)}…` : notice.title
+  await tx.insert(adminNotifications).values({ ...notice, title, createdAt: at })
 }
 
 type Row = typeof adminNotifications.$inferSelect

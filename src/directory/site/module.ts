@@ -1,0 +1,22 @@
+import type { Config } from '../../config.ts'
+import type { Db } from '../../db/index.ts'
+import type { Module } from '../../http/modules.ts'
+import type { Clock } from '../../lib/clock.ts'
+import { siteRoutes } from './routes.ts'
+import { createSiteCache, createSiteService, type SiteServiceDeps } from './service.ts'
+
+/** The site's typed settings and its menus, cached and cleared on every instance by each save. */
+export function siteModule({
+  db,
+  clock,
+  config,
+}: {
+  db: Db
+  clock: Clock
+  config: SiteServiceDeps['config'] & Partial<Config>
+}) {
+  const cache = createSiteCache(clock)
+  const site = createSiteService({ db, clock, cache, config })
+  const module: Module = { name: 'site', routes: (app) => siteRoutes(app, { site }), caches: [cache] }
+  return { site, module }
+}
