@@ -12,8 +12,9 @@ import { categoriesModule } from './categories/module.ts'
 import { clientsModule } from './clients/module.ts'
 import { collectionsModule } from './collections/module.ts'
 import { commentsModule } from './comments/module.ts'
-import { contactModule } from './contact/module.ts'
 import { companiesModule } from './companies/module.ts'
+import { contactModule } from './contact/module.ts'
+import { dashboardCache, dashboardModule } from './dashboard/module.ts'
 import { favoritesModule } from './favorites/module.ts'
 import { featuredModule } from './featured/module.ts'
 import { DirectoryError } from './http/schemas.ts'
@@ -85,6 +86,7 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
       { name: 'comments', description: 'Comments on items, the site’s approved ones, and their moderation' },
       { name: 'contact', description: 'The site’s contact form, and the messages it brought for the admins' },
       { name: 'companies', description: 'The companies behind items, and how many items name each' },
+      { name: 'dashboard', description: 'The figures an admin opens the console for' },
       { name: 'favorites', description: 'A signed-in user’s favorite items' },
       {
         name: 'items',
@@ -132,16 +134,18 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
   const favorites = favoritesModule({ db, clock })
   const featured = featuredModule({ db, clock })
   const site = siteModule({ db, clock, config })
+  // Made first: item, comment and notification writes clear it on this instance.
+  const figures = dashboardCache(clock)
   const items = itemsModule({
     db,
     clock,
     log,
     rateLimit,
-    alsoClears: [categories.cache],
+    alsoClears: [categories.cache, figures],
     submissionsOpen: async () => (await site.site.settings()).data.submissions.enabled,
   })
   const collections = collectionsModule({ db, clock })
-  const notifications = notificationsModule({ db, clock })
+  const notifications = notificationsModule({ db, clock, caches: [figures] })
   const tags = tagsModule({ db, clock, caches: [items.cache] })
   const companies = companiesModule({ db, clock, caches: [items.cache] })
   const comments = commentsModule({
@@ -150,6 +154,14 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
     rateLimit,
     moderation: async () => (await site.site.settings()).data.comments.moderation,
     commentsOpen: async () => (await site.site.settings()).data.comments.enabled,
+    caches: [figures],
+  })
+  const dashboard = dashboardModule({
+    db,
+    cache: figures,
+    items: items.items,
+    comments: comments.comments,
+    clients: clients.clients,
   })
   const contact = contactModule({
     db,
@@ -174,6 +186,7 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
       featured.module,
       items.module,
       notifications.module,
+      dashboard.module,
       site.module,
       collections.module,
       tags.module,

@@ -13,6 +13,9 @@ export const COLLECTIONS_CONTENT = 'collections'
 export const FEATURED_CONTENT = 'featured-items'
 export const SETTINGS_CONTENT = 'settings'
 export const NAVIGATION_CONTENT = 'navigation'
+export const COMMENTS_CONTENT = 'comments'
+/** Admin notifications raised or read: the dashboard's unread count. */
+export const NOTICES_CONTENT = 'admin-notifications'
 
 /** A cache a write makes stale. */
 export interface Clearable {

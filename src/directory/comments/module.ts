@@ -2,6 +2,7 @@ import type { Db } from '../../db/index.ts'
 import type { Module } from '../../http/modules.ts'
 import type { RateLimit } from '../../http/rate-limit.ts'
 import type { Clock } from '../../lib/clock.ts'
+import type { Clearable } from '../content.ts'
 import { adminCommentRoutes, siteCommentRoutes } from './routes.ts'
 import { type CommentModeration, createCommentService } from './service.ts'
 
@@ -17,9 +18,16 @@ export function commentsModule(deps: {
   moderation?: () => CommentModeration | Promise<CommentModeration>
   /** Whether the site takes comments now (the settings); open without it. */
   commentsOpen?: () => Promise<boolean>
+  /** Caches a comment write makes stale on this instance (the dashboard's figures). */
+  caches?: Clearable[]
 }) {
   const { db, clock, rateLimit } = deps
-  const comments = createCommentService({ db, clock, moderation: deps.moderation ?? (() => 'pre') })
+  const comments = createCommentService({
+    db,
+    clock,
+    moderation: deps.moderation ?? (() => 'pre'),
+    caches: deps.caches ?? [],
+  })
   const module: Module = {
     name: 'comments',
     routes: (app) => {

@@ -6,7 +6,7 @@ import { conflict, invalidInput, notFound } from '../../lib/errors.ts'
 import { isUuid } from '../../lib/ids.ts'
 import { fetchPage, type PageOf } from '../../lib/pagination.ts'
 import { users } from '../accounts/tables.ts'
-import { checkedName, contentWriter } from '../content.ts'
+import { type Clearable, COMMENTS_CONTENT, checkedName, contentWriter } from '../content.ts'
 import { items } from '../items/tables.ts'
 import { notifyAdmins } from '../notifications/service.ts'
 import {
@@ -21,12 +21,6 @@ import {
 import { type CommentStatus, comments } from './tables.ts'
 
 /**
- * What every comment write notifies on `CONTENT_CHANGED_CHANNEL` in its transaction, so a cache of
- * comment figures (the dashboard's pending count) can forget on every instance when it commits.
- */
-export const COMMENTS_CONTENT = 'comments'
-
-/**
  * How the site moderates: `pre` holds a new comment `pending` until an admin approves it; `post` shows it
  * at once (`approved`), and admins remove what they must afterwards.
  */
@@ -37,6 +31,8 @@ export interface CommentServiceDeps {
   clock: Clock
   /** Asked for each new comment, so a change of the site's settings applies to the next one. */
   moderation: () => CommentModeration | Promise<CommentModeration>
+  /** Caches a comment write makes stale on this instance (the others hear the notification). */
+  caches?: Clearable[]
 }
 
 export interface CommentAuthor {
@@ -111,8 +107,8 @@ function itemOf(body: CreateCommentBody): SQL {
 }
 
 /** Comments: posted by signed-in users on published items, read by the site, moderated by admins. */
-export function createCommentService({ db, clock, moderation }: CommentServiceDeps) {
-  const write = contentWriter(db, COMMENTS_CONTENT, [])
+export function createCommentService({ db, clock, moderation, caches = [] }: CommentServiceDeps) {
+  const write = contentWriter(db, COMMENTS_CONTENT, caches)
 
   async function read(id: string, executor: DbOrTx = db): Promise<Comment> {
     if (!isUuid(id)) throw commentNotFound()

@@ -10,7 +10,7 @@ import { fetchPage, type PageOf } from '../../lib/pagination.ts'
 import { HOUR_MS } from '../../lib/time.ts'
 import { notifyAdmins } from '../notifications/service.ts'
 import type { SiteService } from '../site/service.ts'
-import type { MailOutcome, Mailer, OutgoingMail } from './mailer.ts'
+import type { Mailer, MailOutcome, OutgoingMail } from './mailer.ts'
 import { CONTACT_LIMITS, type ContactBody, type ContactMessage, type ContactMessageQuery } from './schemas.ts'
 import { contactMessages } from './tables.ts'
 

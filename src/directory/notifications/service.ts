@@ -1,9 +1,11 @@
 import { and, desc, eq, isNotNull, isNull, sql } from 'drizzle-orm'
 import type { Db, DbOrTx } from '../../db/index.ts'
+import { notify } from '../../db/notifications.ts'
 import { countRows, pageOfRows } from '../../db/queries.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { notFound } from '../../lib/errors.ts'
 import { isUuid } from '../../lib/ids.ts'
+import { type Clearable, CONTENT_CHANGED_CHANNEL, contentWriter, NOTICES_CONTENT } from '../content.ts'
 import type { NotificationListQuery } from './schemas.ts'
 import { adminNotifications } from './tables.ts'
 
@@ -31,6 +33,7 @@ export async function notifyAdmins(tx: DbOrTx, at: Date, notice: AdminNotice): P
   // A title names what it is about (an item's name of up to 200 characters): it is cut to its column.
   const title = notice.title.length > 200 ? `${notice.title.slice(0, 199)}…` : notice.title
   await tx.insert(adminNotifications).values({ ...notice, title, createdAt: at })
+  await notify(tx, CONTENT_CHANGED_CHANNEL, NOTICES_CONTENT)
 }
 
 type Row = typeof adminNotifications.$inferSelect
@@ -40,8 +43,18 @@ const notificationOf = (row: Row) => ({ ...row, type: row.type as AdminNoticeTyp
 const notificationNotFound = () => notFound('Notification not found', 'NOTIFICATION_NOT_FOUND')
 
 /** The admins' notifications: shared by every admin, read by any of them. */
-export function createAdminNotificationService({ db, clock }: { db: Db; clock: Clock }) {
+export function createAdminNotificationService({
+  db,
+  clock,
+  caches = [],
+}: {
+  db: Db
+  clock: Clock
+  /** Caches reading notifications makes stale on this instance (the dashboard's unread count). */
+  caches?: Clearable[]
+}) {
   const unread = isNull(adminNotifications.readAt)
+  const write = contentWriter(db, NOTICES_CONTENT, caches)
   return {
     async list(query: NotificationListQuery) {
       const where = and(
@@ -66,21 +79,25 @@ export function createAdminNotificationService({ db, clock }: { db: Db; clock: C
     /** Marks one read; reading it again keeps the first `readAt`. */
     async markRead(id: string) {
       if (!isUuid(id)) throw notificationNotFound()
-      const [row] = await db
-        .update(adminNotifications)
-        .set({ readAt: sql`coalesce(${adminNotifications.readAt}, ${clock.now()})` })
-        .where(eq(adminNotifications.id, id))
-        .returning()
+      const [row] = await write((tx) =>
+        tx
+          .update(adminNotifications)
+          .set({ readAt: sql`coalesce(${adminNotifications.readAt}, ${clock.now()})` })
+          .where(eq(adminNotifications.id, id))
+          .returning(),
+      )
       if (!row) throw notificationNotFound()
       return notificationOf(row)
     },
 
     async markAllRead(): Promise<number> {
-      const rows = await db
-        .update(adminNotifications)
-        .set({ readAt: clock.now() })
-        .where(unread)
-        .returning({ id: adminNotifications.id })
+      const rows = await write((tx) =>
+        tx
+          .update(adminNotifications)
+          .set({ readAt: clock.now() })
+          .where(unread)
+          .returning({ id: adminNotifications.id }),
+      )
       return rows.length
     },
   }
