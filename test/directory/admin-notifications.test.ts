@@ -1,13 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import {
-  APP_ORIGIN,
-  type DirectoryHarness,
-  randomAddress,
-  sessionCookie,
-  startDirectory,
-  uniqueEmail,
-} from '../helpers/apps.ts'
+import { type DirectoryHarness, signUp, siteRequest, startDirectory } from '../helpers/apps.ts'
 
 let h: DirectoryHarness
 let admin: string
@@ -16,24 +9,12 @@ let member: string
 before(async () => {
   h = await startDirectory()
   admin = await h.adminCookie()
-  const res = await call('POST', '/api/auth/register', null, {
-    email: uniqueEmail('notices'),
-    password: 'a good password',
-    name: 'Grace Hopper',
-  })
-  member = sessionCookie(res)
+  member = await signUp(h, 'Grace Hopper')
 })
 after(() => h.close())
 
-function call(method: 'GET' | 'POST', url: string, cookie: string | null = admin, payload?: unknown) {
-  return h.app.inject({
-    method,
-    url,
-    payload: payload as object,
-    remoteAddress: randomAddress(),
-    headers: { origin: APP_ORIGIN, ...(cookie ? { cookie } : {}) },
-  })
-}
+const call = (method: 'GET' | 'POST', url: string, cookie: string | null = admin, payload?: unknown) =>
+  siteRequest(h, method, url, { cookie, payload })
 
 async function submit(name: string) {
   const res = await call('POST', '/api/submit', member, { name, url: 'https://example.com' })

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import {
-  APP_ORIGIN,
   type DirectoryHarness,
-  randomAddress,
-  sessionCookie,
+  signUp,
+  siteRequest,
   startDirectory,
   uniqueEmail,
   until,
@@ -17,30 +16,17 @@ let member: string
 before(async () => {
   h = await startDirectory()
   admin = await h.adminCookie()
-  const res = await call('POST', '/api/auth/register', null, {
-    email: uniqueEmail('dash'),
-    password: 'a good password',
-    name: 'Dash Board',
-  })
-  member = sessionCookie(res)
+  member = await signUp(h, 'Dash Board')
 })
 after(() => h.close())
 
-function call(
+const call = (
   method: 'GET' | 'POST' | 'PUT',
   url: string,
   cookie: string | null = admin,
   payload?: unknown,
   app = h,
-) {
-  return app.app.inject({
-    method,
-    url,
-    payload: payload as object,
-    remoteAddress: randomAddress(),
-    headers: { origin: APP_ORIGIN, ...(cookie ? { cookie } : {}) },
-  })
-}
+) => siteRequest(app, method, url, { cookie, payload })
 
 async function stats(app = h, cookie = admin) {
   const res = await call('GET', '/api/admin/dashboard/stats', cookie, undefined, app)

@@ -3,12 +3,11 @@ import { after, before, describe, it } from 'node:test'
 import { eq } from 'drizzle-orm'
 import { adminNotifications } from '../../src/directory/notifications/tables.ts'
 import {
-  APP_ORIGIN,
   type DirectoryHarness,
   randomAddress,
-  sessionCookie,
+  signUp,
+  siteRequest,
   startDirectory,
-  uniqueEmail,
   until,
 } from '../helpers/apps.ts'
 
@@ -23,24 +22,16 @@ after(() => h.close())
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
 
-function call(
+const call = (
   method: Method,
   url: string,
   payload?: unknown,
   {
     cookie = admin,
-    address = randomAddress(),
+    address,
     app = h,
   }: { cookie?: string | null; address?: string; app?: DirectoryHarness } = {},
-) {
-  return app.app.inject({
-    method,
-    url,
-    payload: payload as object,
-    remoteAddress: address,
-    headers: { origin: APP_ORIGIN, ...(cookie ? { cookie } : {}) },
-  })
-}
+) => siteRequest(app, method, url, { cookie, payload, ...(address ? { address } : {}) })
 
 async function ok(method: Method, url: string, payload?: unknown, status = 200) {
   const res = await call(method, url, payload)
@@ -68,16 +59,7 @@ async function item(body: Record<string, unknown> = {}) {
   const name = (body.name as string | undefined) ?? unique('Item')
   return (await ok('POST', '/api/admin/items', { name, ...body }, 201)).data
 }
-async function member(name = 'Ada Lovelace') {
-  const res = await call(
-    'POST',
-    '/api/auth/register',
-    { email: uniqueEmail('items'), password: 'a good password', name },
-    { cookie: null },
-  )
-  assert.equal(res.statusCode, 201, res.body)
-  return sessionCookie(res)
-}
+const member = (name = 'Ada Lovelace') => signUp(h, name)
 async function categoryCount(id: string) {
   const { data } = await ok('GET', `/api/admin/categories/${id}`)
   return data.itemCount as number
@@ -606,7 +588,7 @@ describe('submissions', () => {
     const [notice] = await h.databases.directory.db
       .select()
       .from(adminNotifications)
-      .where(eq(adminNotifications.title, `New submission: ${name}`.slice(0, 199) + '…'))
+      .where(eq(adminNotifications.title, `${`New submission: ${name}`.slice(0, 199)}…`))
     assert.ok(notice, 'the notice is there with its title cut to 200 characters')
   })
 

@@ -1,14 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import {
-  APP_ORIGIN,
-  type DirectoryHarness,
-  randomAddress,
-  sessionCookie,
-  startDirectory,
-  uniqueEmail,
-  until,
-} from '../helpers/apps.ts'
+import { type DirectoryHarness, signUp, siteRequest, startDirectory, until } from '../helpers/apps.ts'
 
 let h: DirectoryHarness
 let admin: string
@@ -22,15 +14,8 @@ before(async () => {
 after(() => h.close())
 
 type Method = 'GET' | 'PUT' | 'POST'
-function call(method: Method, url: string, payload?: unknown, cookie: string | null = admin, app = h) {
-  return app.app.inject({
-    method,
-    url,
-    payload: payload as object,
-    remoteAddress: randomAddress(),
-    headers: { origin: APP_ORIGIN, ...(cookie ? { cookie } : {}) },
-  })
-}
+const call = (method: Method, url: string, payload?: unknown, cookie: string | null = admin, app = h) =>
+  siteRequest(app, method, url, { cookie, payload })
 
 const DEFAULTS = {
   site: { name: 'Curio directory', description: '', logoUrl: null, contactEmail: null },
@@ -97,17 +82,7 @@ describe('settings', () => {
   })
 
   it('closes submissions when the settings say so', async () => {
-    const res = await call(
-      'POST',
-      '/api/auth/register',
-      {
-        email: uniqueEmail('closed'),
-        password: 'a good password',
-        name: 'Closed Out',
-      },
-      null,
-    )
-    const member = sessionCookie(res)
+    const member = await signUp(h, 'Closed Out')
     await call('PUT', '/api/admin/settings', { submissions: { enabled: false } })
     const closed = await call('POST', '/api/submit', { name: 'Too late', url: 'https://example.com' }, member)
     assert.equal(closed.statusCode, 403)
@@ -123,13 +98,7 @@ describe('settings', () => {
   })
 
   it('comments follow the settings: post-moderation shows them at once, and they can be closed', async () => {
-    const registered = await call(
-      'POST',
-      '/api/auth/register',
-      { email: uniqueEmail('commenter'), password: 'a good password', name: 'Commenter' },
-      null,
-    )
-    const member = sessionCookie(registered)
+    const member = await signUp(h, 'Commenter')
     const created = await call('POST', '/api/admin/items', { name: 'Discussed', status: 'published' })
     const { slug } = created.json().data
     const comment = (body: string) => call('POST', '/api/comments', { itemSlug: slug, body }, member)
