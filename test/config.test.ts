@@ -16,8 +16,6 @@ const TABLE_HEADER = '| Setting | Default | Meaning |'
  * defined (and documented) only once something reads it.
  */
 const PENDING_SETTINGS: Record<string, string> = {
-  SMTP_URL: 'outgoing email (contact messages)',
-  SMTP_FROM: 'outgoing email (contact messages)',
   WORKERS: 'worker processes per host',
   METRICS_ENABLED: 'Prometheus metrics',
   METRICS_PORT: 'Prometheus metrics',

@@ -95,7 +95,7 @@ export async function resolveAndCheck(
 
 export interface SafeRequestOptions {
   url: string
-  method: 'POST' | 'GET'
+  method: 'GET' | 'POST' | 'PATCH'
   headers: Record<string, string>
   body?: string | Buffer
   /** The whole exchange: lookup, connection, headers and body. */

@@ -3,7 +3,7 @@ import { after, before, beforeEach, describe, it } from 'node:test'
 import { setTimeout as delay } from 'node:timers/promises'
 import { eq } from 'drizzle-orm'
 import { ConfigError, loadConfig } from '../../src/config.ts'
-import { outcomeOf } from '../../src/directory/contact/mailer.ts'
+import { outcomeOf } from '../../src/integrations/smtp/mailer.ts'
 import { CONTACT_MAIL_JOB } from '../../src/directory/contact/service.ts'
 import { adminNotifications } from '../../src/directory/notifications/tables.ts'
 import { HOUR_MS } from '../../src/lib/time.ts'
@@ -63,9 +63,15 @@ function call(
 }
 
 async function setContactEmail(app: DirectoryHarness, cookie: string, contactEmail: string | null) {
-  const res = await call(app, 'PUT', '/api/admin/settings', { site: { name: 'Coffee Atlas', contactEmail } }, {
-    cookie,
-  })
+  const res = await call(
+    app,
+    'PUT',
+    '/api/admin/settings',
+    { site: { name: 'Coffee Atlas', contactEmail } },
+    {
+      cookie,
+    },
+  )
   assert.equal(res.statusCode, 200, res.body)
 }
 
@@ -166,7 +172,9 @@ describe('sending a message', () => {
     const list = await call(h, 'GET', '/api/admin/notifications?type=contact_message', undefined, {
       cookie: admin,
     })
-    assert.ok(list.json().data.some((listed: { data: { messageId: string } }) => listed.data.messageId === data.id))
+    assert.ok(
+      list.json().data.some((listed: { data: { messageId: string } }) => listed.data.messageId === data.id),
+    )
   })
 
   it('keeps the signed-in sender’s account', async () => {
@@ -206,7 +214,10 @@ describe('sending a message', () => {
       assert.equal(res.statusCode, 400, `${JSON.stringify(payload).slice(0, 80)}: ${res.body}`)
       assert.equal(res.json().code, 'VALIDATION_ERROR')
       assert.deepEqual(
-        res.json().details.map((detail: { field: string }) => detail.field).sort(),
+        res
+          .json()
+          .details.map((detail: { field: string }) => detail.field)
+          .sort(),
         [...fields].sort(),
         JSON.stringify(payload).slice(0, 80),
       )
@@ -458,13 +469,9 @@ describe('the admin reads', () => {
   })
 
   it('searches the name, email, subject and message, whatever the case', async () => {
-    const res = await call(
-      h,
-      'GET',
-      `/api/admin/contact-messages?search=${tag.toUpperCase()}`,
-      undefined,
-      { cookie: admin },
-    )
+    const res = await call(h, 'GET', `/api/admin/contact-messages?search=${tag.toUpperCase()}`, undefined, {
+      cookie: admin,
+    })
     assert.equal(res.statusCode, 200, res.body)
     assert.deepEqual(
       res.json().data.map((listed: { id: string }) => listed.id),
@@ -478,12 +485,20 @@ describe('the admin reads', () => {
   })
 
   it('filters by mail status', async () => {
-    const failed = await call(h, 'GET', '/api/admin/contact-messages?mailStatus=failed&limit=100', undefined, {
-      cookie: admin,
-    })
+    const failed = await call(
+      h,
+      'GET',
+      '/api/admin/contact-messages?mailStatus=failed&limit=100',
+      undefined,
+      {
+        cookie: admin,
+      },
+    )
     assert.equal(failed.statusCode, 200, failed.body)
     assert.ok(failed.json().data.length >= 2)
-    assert.ok(failed.json().data.every((listed: { mail: { status: string } }) => listed.mail.status === 'failed'))
+    assert.ok(
+      failed.json().data.every((listed: { mail: { status: string } }) => listed.mail.status === 'failed'),
+    )
     const wrong = await call(h, 'GET', '/api/admin/contact-messages?mailStatus=lost', undefined, {
       cookie: admin,
     })
@@ -523,7 +538,10 @@ describe('the SMTP settings', () => {
   })
 
   it('take smtp:// and smtps:// URLs and refuse others without echoing the password', () => {
-    assert.equal(loadConfig({ SMTP_URL: 'smtps://u:p@mail.example.com:465' }).smtpUrl, 'smtps://u:p@mail.example.com:465')
+    assert.equal(
+      loadConfig({ SMTP_URL: 'smtps://u:p@mail.example.com:465' }).smtpUrl,
+      'smtps://u:p@mail.example.com:465',
+    )
     assert.throws(
       () => loadConfig({ SMTP_URL: 'https://user:hunter2@mail.example.com' }),
       (error: unknown) =>
@@ -552,11 +570,14 @@ describe('how a failed attempt reads', () => {
       error: 'The SMTP server could not be reached (ECONNECTION)',
       retry: true,
     })
-    assert.deepEqual(outcomeOf({ code: 'EENVELOPE', responseCode: 421, response: '421 4.7.0 Try later\r\n' }), {
-      ok: false,
-      error: 'The SMTP server answered 421: 4.7.0 Try later',
-      retry: true,
-    })
+    assert.deepEqual(
+      outcomeOf({ code: 'EENVELOPE', responseCode: 421, response: '421 4.7.0 Try later\r\n' }),
+      {
+        ok: false,
+        error: 'The SMTP server answered 421: 4.7.0 Try later',
+        retry: true,
+      },
+    )
     const login = outcomeOf({
       code: 'EAUTH',
       responseCode: 535,

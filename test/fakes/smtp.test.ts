@@ -61,7 +61,9 @@ describe('the SMTP stand-in, with nodemailer', () => {
 
   it('keeps one envelope per message with every recipient', async () => {
     fake.reset()
-    await transportTo(fake.url).sendMail(mail({ to: ['a@example.com', 'b@example.com'], cc: 'c@example.com' }))
+    await transportTo(fake.url).sendMail(
+      mail({ to: ['a@example.com', 'b@example.com'], cc: 'c@example.com' }),
+    )
     assert.deepEqual(fake.messages[0]!.envelope.to, ['a@example.com', 'b@example.com', 'c@example.com'])
   })
 

@@ -22,7 +22,10 @@ export interface SmtpFakeOptions {
 const HOST = 'fake-smtp.test'
 
 /** What one connection meets: its message refused with `code`, the connection closed, or no greeting. */
-type Plan = { kind: 'refuse'; code: number } | { kind: 'drop'; code?: undefined } | { kind: 'hold'; code?: undefined }
+type Plan =
+  | { kind: 'refuse'; code: number }
+  | { kind: 'drop'; code?: undefined }
+  | { kind: 'hold'; code?: undefined }
 
 /** Decodes RFC 2047 encoded words (`=?UTF-8?Q?Caf=C3=A9?=`); adjacent words join without their space. */
 function decodeWords(value: string): string {

@@ -302,6 +302,7 @@ export async function directoryTarget(): Promise<Target> {
       ['/api/admin/companies', { name: 'Fuzz company' }],
       ['/api/admin/items', { name: 'Fuzz item', status: 'published', tagIds: ['fuzz-tag'] }],
       ['/api/admin/featured-items', { itemSlug: 'fuzz-item' }],
+      ['/api/contact', { name: 'Fuzz', email: 'fuzz@example.com', message: 'Hello' }],
     ] as const) {
       await ok(app, { method: 'POST', url, payload, headers: credentials.admin }, pools, url)
     }

@@ -2,6 +2,7 @@ import { and, count, desc, eq, type SQL } from 'drizzle-orm'
 import type { Logger } from 'pino'
 import { anyContaining } from '../../db/filters.ts'
 import type { Db } from '../../db/index.ts'
+import type { Mailer, MailOutcome, OutgoingMail } from '../../integrations/smtp/mailer.ts'
 import type { Jobs } from '../../jobs/index.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { type FieldIssue, invalidInput, notFound } from '../../lib/errors.ts'
@@ -10,7 +11,6 @@ import { fetchPage, type PageOf } from '../../lib/pagination.ts'
 import { HOUR_MS } from '../../lib/time.ts'
 import { notifyAdmins } from '../notifications/service.ts'
 import type { SiteService } from '../site/service.ts'
-import type { Mailer, MailOutcome, OutgoingMail } from './mailer.ts'
 import { CONTACT_LIMITS, type ContactBody, type ContactMessage, type ContactMessageQuery } from './schemas.ts'
 import { contactMessages } from './tables.ts'
 
@@ -176,7 +176,7 @@ export function createContactService({ db, clock, log, jobs, site, mailer, retry
         if (!row) throw new Error('contact message insert returned no row')
         await notifyAdmins(tx, now, {
           type: 'contact_message',
-          title: clip(`Message from ${oneLine(fields.name)}`, 200),
+          title: `Message from ${oneLine(fields.name)}`,
           message: clip(fields.message, NOTICE_EXCERPT),
           data: { messageId: row.id, email: fields.email },
         })
