@@ -14,10 +14,12 @@ import { collectionsModule } from './collections/module.ts'
 import { commentsModule } from './comments/module.ts'
 import { companiesModule } from './companies/module.ts'
 import { contactModule } from './contact/module.ts'
+import { crmModule } from './crm/module.ts'
 import { dashboardCache, dashboardModule } from './dashboard/module.ts'
 import { favoritesModule } from './favorites/module.ts'
 import { featuredModule } from './featured/module.ts'
 import { DirectoryError } from './http/schemas.ts'
+import { createDirectoryEnvelope } from './instance/envelope.ts'
 import { itemsModule } from './items/module.ts'
 import { notificationsModule } from './notifications/module.ts'
 import { rolesModule } from './roles/module.ts'
@@ -85,6 +87,7 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
       { name: 'collections', description: 'Hand-picked lists of items, and whether the site has any' },
       { name: 'comments', description: 'Comments on items, the site’s approved ones, and their moderation' },
       { name: 'contact', description: 'The site’s contact form, and the messages it brought for the admins' },
+      { name: 'crm', description: 'The CRM integration (Twenty): its settings and the sync of clients' },
       { name: 'companies', description: 'The companies behind items, and how many items name each' },
       { name: 'dashboard', description: 'The figures an admin opens the console for' },
       { name: 'favorites', description: 'A signed-in user’s favorite items' },
@@ -117,7 +120,9 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
 
   const accounts = createAccountService({ db, clock })
   const roles = rolesModule({ db, clock })
-  const clients = clientsModule({ db, clock, log, accounts })
+  const envelope = await createDirectoryEnvelope({ db, clock, log, config })
+  const crm = crmModule({ db, clock, log, jobs, envelope, config })
+  const clients = clientsModule({ db, clock, log, accounts, crm: crm.crm })
   const auth = directoryAuthModule({
     db,
     log,
@@ -141,11 +146,11 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
     clock,
     log,
     rateLimit,
-    alsoClears: [categories.cache, figures],
+    alsoClears: [categories.cache, figures.clears.items],
     submissionsOpen: async () => (await site.site.settings()).data.submissions.enabled,
   })
   const collections = collectionsModule({ db, clock })
-  const notifications = notificationsModule({ db, clock, caches: [figures] })
+  const notifications = notificationsModule({ db, clock, caches: [figures.clears.notices] })
   const tags = tagsModule({ db, clock, caches: [items.cache] })
   const companies = companiesModule({ db, clock, caches: [items.cache] })
   const comments = commentsModule({
@@ -154,11 +159,11 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
     rateLimit,
     moderation: async () => (await site.site.settings()).data.comments.moderation,
     commentsOpen: async () => (await site.site.settings()).data.comments.enabled,
-    caches: [figures],
+    caches: [figures.clears.comments],
   })
   const dashboard = dashboardModule({
     db,
-    cache: figures,
+    cache: figures.cache,
     items: items.items,
     comments: comments.comments,
     clients: clients.clients,
@@ -193,6 +198,7 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
       companies.module,
       comments.module,
       contact.module,
+      crm.module,
     ],
     { jobs, notifications: createNotifications(database.source, log) },
   )

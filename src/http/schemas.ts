@@ -287,6 +287,15 @@ const EXAMPLES: Partial<Record<ErrorCode, Omit<ErrorExample, 'code'>>> = {
   GIT_REPO_NOT_FOUND: { message: 'The data repository was not found on the Git host' },
   GIT_FILE_INVALID: { message: 'categories.json in the data repository is not a JSON array of {id, name}' },
   GIT_FILE_CHANGED: { message: 'categories.json kept changing in the data repository; try again' },
+  CRM_URL_REFUSED: {
+    message: 'body.baseUrl 10.0.0.5 is a private address, not a public one',
+    details: [{ field: 'body.baseUrl', message: '10.0.0.5 is a private address, not a public one' }],
+  },
+  CRM_NOT_CONFIGURED: {
+    message: 'body.apiKey is required to turn the sync on: no API key is saved',
+    details: [{ field: 'body.apiKey', message: 'is required to turn the sync on: no API key is saved' }],
+  },
+  CRM_NOT_ENABLED: { message: 'The CRM sync is off: turn it on with PUT /api/admin/crm/config first' },
 }
 
 /** What a 429 answer carries besides its body (every answer of a limited route has the X-RateLimit ones). */

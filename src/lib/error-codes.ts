@@ -101,7 +101,7 @@ export const ERROR_CODES = {
   WEBHOOK_NOT_ACTIVE: [400, 'The subscription is paused or failed (or deleted): it receives no deliveries.'],
   ENCRYPTION_KEY_MISSING: [
     400,
-    'PLATFORM_ENCRYPTION_KEY is not set on this production instance, so it cannot store secrets (webhook signing secrets, secret plugin settings).',
+    'PLATFORM_ENCRYPTION_KEY (platform) or DIRECTORY_ENCRYPTION_KEY (directory) is not set on this production instance, so it cannot store secrets (webhook signing secrets, secret plugin settings, the CRM API key).',
   ],
 
   // Platform: deployment.
@@ -207,6 +207,17 @@ export const ERROR_CODES = {
     409,
     'Items name the company: move them to another company (or deactivate it) instead of deleting it.',
   ],
+
+  // Directory: CRM (Twenty).
+  CRM_URL_REFUSED: [
+    400,
+    'The CRM base URL is not one the sync may call: not http(s) (https in production), user:password or a query in it, or a private or internal address other than TWENTY_API_URL’s host.',
+  ],
+  CRM_NOT_CONFIGURED: [
+    400,
+    'No CRM API key to use: none is saved (or the base URL changes, and the saved key is never sent to another server).',
+  ],
+  CRM_NOT_ENABLED: [400, 'The CRM sync is off: turn it on before re-queueing records.'],
 } as const satisfies Record<string, readonly [number, string]>
 
 export type ErrorCode = keyof typeof ERROR_CODES

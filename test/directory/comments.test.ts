@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { eq } from 'drizzle-orm'
+import { count, eq } from 'drizzle-orm'
 import { users } from '../../src/directory/accounts/tables.ts'
 import { createCommentService } from '../../src/directory/comments/service.ts'
 import { comments } from '../../src/directory/comments/tables.ts'
@@ -440,6 +440,32 @@ describe('the admin list and stats', () => {
       approved: before.approved + 1,
       rejected: before.rejected + 1,
     })
+  })
+
+  it('keeps the counts exact through deletions and the cascades of an item’s and an account’s deletion', async () => {
+    const real = async () => {
+      const rows = await h.databases.directory.db
+        .select({ status: comments.status, n: count() })
+        .from(comments)
+        .groupBy(comments.status)
+      const of = (status: string) => rows.find((row) => row.status === status)?.n ?? 0
+      const [pending, approved, rejected] = [of('pending'), of('approved'), of('rejected')]
+      return { total: pending + approved + rejected, pending, approved, rejected }
+    }
+    const grace = await member('Grace Hopper')
+    const doomed = await item()
+    const kept = await item()
+    const first = await comment(grace, { itemSlug: doomed.slug, body: 'on a doomed item' })
+    await ok('PUT', `/api/admin/comments/${first.id}`, { status: 'approved' })
+    await comment(grace, { itemSlug: doomed.slug, body: 'pending on a doomed item' })
+    const gone = await comment(grace, { itemSlug: kept.slug, body: 'deleted by an admin' })
+    await ok('DELETE', `/api/admin/comments/${gone.id}`)
+    assert.deepEqual((await ok('GET', '/api/admin/comments/stats')).data, await real())
+    await ok('DELETE', `/api/admin/items/${doomed.id}`)
+    assert.deepEqual((await ok('GET', '/api/admin/comments/stats')).data, await real())
+    await comment(grace, { itemSlug: kept.slug, body: 'the author goes' })
+    await ok('DELETE', `/api/admin/users/${grace.id}`)
+    assert.deepEqual((await ok('GET', '/api/admin/comments/stats')).data, await real())
   })
 })
 

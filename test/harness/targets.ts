@@ -6,6 +6,7 @@ import type { App } from '../../src/http/app.ts'
 import { startGitHubFake } from '../fakes/github.ts'
 import { startOpenAiFake } from '../fakes/openai.ts'
 import { startReceiver } from '../fakes/receiver.ts'
+import { startTwentyFake } from '../fakes/twenty.ts'
 import { startVercelFake } from '../fakes/vercel.ts'
 import {
   APP_ORIGIN,
@@ -237,7 +238,14 @@ const GIT_PATH = '/api/admin/categories/git'
  * The directory, with an admin and a signed-in member, both sending the app's Origin as the web app does.
  */
 export async function directoryTarget(): Promise<Target> {
-  const h: DirectoryHarness = await startDirectory({ env })
+  // The CRM talks to a local stand-in of Twenty: generated tests and syncs never reach the internet.
+  const twenty = await startTwentyFake()
+  const h: DirectoryHarness = await startDirectory({
+    env: { ...env, TWENTY_API_URL: twenty.url, CRM_TIMEOUT_MS: '2000' },
+  }).catch(async (error: unknown) => {
+    await twenty.close()
+    throw error
+  })
   const { app } = h
   const pools = new Pools()
   pools.add('password', PASSWORD)
@@ -273,9 +281,22 @@ export async function directoryTarget(): Promise<Target> {
   const stillMember = async () =>
     (await app.inject({ url: '/api/current-user', headers: credentials.member })).json() !== null
 
-  await closingOnFailure(h, async () => {
+  const closeAll = {
+    close: async () => {
+      await h.close()
+      await twenty.close()
+    },
+  }
+  await closingOnFailure(closeAll, async () => {
     await signInAdmin()
     await signInMember()
+    // The CRM sync on, so generated requests reach its routes past CRM_NOT_ENABLED and client writes sync.
+    await ok(app, {
+      method: 'PUT',
+      url: '/api/admin/crm/config',
+      payload: { enabled: true, apiKey: twenty.apiKey },
+      headers: credentials.admin,
+    })
     for (const path of [
       '/api/admin/users',
       '/api/admin/roles',
@@ -351,6 +372,6 @@ export async function directoryTarget(): Promise<Target> {
         if (!(await stillMember())) await signInMember()
       }
     },
-    close: () => h.close(),
+    close: closeAll.close,
   }
 }

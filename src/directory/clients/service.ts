@@ -213,12 +213,11 @@ export function createClientService(deps: ClientServiceDeps) {
       if (changes.username !== undefined && changes.username !== existing.username) {
         await accounts.update(existing.userId, { username: changes.username }, tx)
       }
+      await syncClient(crm, log, toClient(row!), tx)
       return row!
     })
-    const client = toClient(updated)
     changed()
-    await syncClient(crm, log, client)
-    return client
+    return toClient(updated)
   }
 
   async function remove(id: string): Promise<void> {
@@ -251,32 +250,32 @@ export function createClientService(deps: ClientServiceDeps) {
       const { email: _email, username, ...fields } = input
       const displayName = input.displayName?.trim() || email.split('@')[0]!
       const account = await accounts.findByEmail(email)
-      const row = account
-        ? await profiles.addProfile(username === undefined ? account : { ...account, username }, {
-            ...fields,
-            displayName,
-          })
-        : (
-            await profiles
-              .openAccount(
-                {
-                  email,
-                  passwordHash: await hashPassword(randomBytes(32).toString('base64url')),
-                  name: displayName,
-                  roleId: USER_ROLE_ID,
-                  username,
-                },
-                { ...fields, displayName },
-              )
-              .catch((error: unknown) => {
-                // An account with this email appeared meanwhile.
-                throw error instanceof HttpError && error.code === 'EMAIL_TAKEN' ? clientExists() : error
-              })
-          ).profile
-      const client = toClient(row)
+      // Hashed before the transaction, which should hold its connection no longer than its statements.
+      const passwordHash = account ? undefined : await hashPassword(randomBytes(32).toString('base64url'))
+      const row = await db.transaction(async (tx) => {
+        const profile = account
+          ? await profiles.addProfile(
+              username === undefined ? account : { ...account, username },
+              { ...fields, displayName },
+              tx,
+            )
+          : (
+              await profiles
+                .openAccount(
+                  { email, passwordHash: passwordHash!, name: displayName, roleId: USER_ROLE_ID, username },
+                  { ...fields, displayName },
+                  tx,
+                )
+                .catch((error: unknown) => {
+                  // An account with this email appeared meanwhile.
+                  throw error instanceof HttpError && error.code === 'EMAIL_TAKEN' ? clientExists() : error
+                })
+            ).profile
+        await syncClient(crm, log, toClient(profile), tx)
+        return profile
+      })
       changed()
-      await syncClient(crm, log, client)
-      return client
+      return toClient(row)
     },
 
     async get(id: string): Promise<Client> {

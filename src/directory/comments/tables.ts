@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { check, index, text, uuid, varchar } from 'drizzle-orm/pg-core'
+import { bigint, check, index, text, uuid, varchar } from 'drizzle-orm/pg-core'
 import { timestamptz } from '../../db/columns.ts'
 import { users } from '../accounts/tables.ts'
 import { items } from '../items/tables.ts'
@@ -48,3 +48,13 @@ export const comments = directorySchema.table(
     index('comments_author_idx').on(table.authorId),
   ],
 )
+
+/**
+ * How many comments there are in each status, kept by statement-level triggers on `comments` (migration
+ * 0014): every insert, moderation and deletion, cascades included, adds its difference in its own
+ * transaction, so the figures are exact without counting a million rows.
+ */
+export const commentCounts = directorySchema.table('comment_counts', {
+  status: varchar('status', { length: 20 }).$type<CommentStatus>().primaryKey(),
+  count: bigint('count', { mode: 'number' }).notNull(),
+})

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { boolean, check, index, integer, smallint, text, uuid, varchar } from 'drizzle-orm/pg-core'
+import { boolean, check, index, integer, jsonb, smallint, text, uuid, varchar } from 'drizzle-orm/pg-core'
 import { timestamptz } from '../../db/columns.ts'
 import { users } from '../accounts/tables.ts'
 import { clientProfiles } from '../clients/tables.ts'
@@ -12,6 +12,16 @@ import { directorySchema } from '../schema.ts'
  */
 export const SYNC_STATUSES = ['pending', 'synced', 'failed', 'skipped'] as const
 export type SyncStatus = (typeof SYNC_STATUSES)[number]
+
+/** The client fields the CRM receives, taken when the change is made. */
+export interface ClientSnapshot {
+  displayName: string
+  email: string
+  jobTitle: string | null
+  company: string | null
+  location: string | null
+  website: string | null
+}
 
 /** The CRM connection an admin sets: one row (id 1), missing until the first save. */
 export const crmSettings = directorySchema.table(
@@ -45,6 +55,8 @@ export const crmSyncRecords = directorySchema.table(
       .primaryKey()
       .references(() => clientProfiles.id, { onDelete: 'cascade' }),
     status: varchar('status', { length: 16 }).$type<SyncStatus>().notNull(),
+    /** The client's fields the CRM receives, as of the latest change (the outbox's payload). */
+    snapshot: jsonb('snapshot').$type<ClientSnapshot>().notNull(),
     version: integer('version').notNull().default(1),
     syncedVersion: integer('synced_version').notNull().default(0),
     /** Attempts at the current change; a new change starts again from 0. */
@@ -65,9 +77,13 @@ export const crmSyncRecords = directorySchema.table(
     updatedAt: timestamptz('updated_at').notNull(),
   },
   (table) => [
-    check('crm_sync_records_status_check', sql`${table.status} in ('pending', 'synced', 'failed', 'skipped')`),
-    // The admin list by status, most recently changed first.
-    index('crm_sync_records_status_idx').on(table.status, table.updatedAt.desc(), table.clientId),
+    check(
+      'crm_sync_records_status_check',
+      sql`${table.status} in ('pending', 'synced', 'failed', 'skipped')`,
+    ),
+    // The admin list, most recently changed first, by status or all of them.
+    index('crm_sync_records_status_idx').on(table.status, table.updatedAt.desc(), table.clientId.desc()),
+    index('crm_sync_records_updated_idx').on(table.updatedAt.desc(), table.clientId.desc()),
   ],
 )
 

@@ -5,11 +5,12 @@ import type { ClientService } from '../clients/service.ts'
 import type { CommentService } from '../comments/service.ts'
 import type { ItemService } from '../items/service.ts'
 import { dashboardRoutes } from './routes.ts'
-import { createDashboardCache, createDashboardService } from './service.ts'
+import { createDashboardCache, createDashboardService, figureClears } from './service.ts'
 
 /** The admin dashboard's figures. Its cache is made first, so the modules whose writes clear it can take it. */
 export function dashboardCache(clock: Clock) {
-  return createDashboardCache(clock)
+  const cache = createDashboardCache(clock)
+  return { cache, clears: figureClears(cache) }
 }
 
 export function dashboardModule(deps: {

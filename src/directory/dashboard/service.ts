@@ -36,6 +36,19 @@ export function createDashboardCache(clock: Pick<Clock, 'nowMs'>): InvalidatedCa
   })
 }
 
+/**
+ * What a write clears of the figures on the instance that made it (the others hear its notification):
+ * only the figures it changes, so an item write never makes the comments be counted again. Item and
+ * comment writes may raise a notice, so they clear the unread count too.
+ */
+export function figureClears(cache: InvalidatedCache<Figures>) {
+  return {
+    items: { clear: () => (cache.delete(ITEMS), cache.delete(UNREAD)) },
+    comments: { clear: () => (cache.delete(COMMENTS), cache.delete(UNREAD)) },
+    notices: { clear: () => cache.delete(UNREAD) },
+  }
+}
+
 /** What an admin opens the console for, from figures each kept until what they count changes. */
 export function createDashboardService(deps: {
   db: Db

@@ -122,7 +122,12 @@ export function createTwentyClient(options: TwentyClientOptions) {
     })
     switch (result.kind) {
       case 'blocked':
-        return { ok: false, status: null, error: `The CRM address is refused: ${result.reason}`, retry: false }
+        return {
+          ok: false,
+          status: null,
+          error: `The CRM address is refused: ${result.reason}`,
+          retry: false,
+        }
       case 'timeout':
         return { ok: false, status: null, error: `Twenty did not answer within ${timeoutMs} ms`, retry: true }
       case 'failed':
@@ -223,7 +228,10 @@ export function createTwentyClient(options: TwentyClientOptions) {
       return firstId(connection, 'people', `emails.primaryEmail[eq]:${value}`)
     },
 
-    async createPerson(connection: TwentyConnection, person: TwentyPersonInput): Promise<TwentyResult<string>> {
+    async createPerson(
+      connection: TwentyConnection,
+      person: TwentyPersonInput,
+    ): Promise<TwentyResult<string>> {
       return recordOf(await call(connection, 'POST', '/people', person), 'createPerson')
     },
 
