@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, type SQL, sql } from 'drizzle-orm'
+import { and, asc, count, desc, eq, type SQL } from 'drizzle-orm'
 import { anyContaining } from '../../db/filters.ts'
 import type { Db, DbOrTx } from '../../db/index.ts'
 import type { Clock } from '../../lib/clock.ts'

@@ -43,8 +43,18 @@ export function createDashboardCache(clock: Pick<Clock, 'nowMs'>): InvalidatedCa
  */
 export function figureClears(cache: InvalidatedCache<Figures>) {
   return {
-    items: { clear: () => (cache.delete(ITEMS), cache.delete(UNREAD)) },
-    comments: { clear: () => (cache.delete(COMMENTS), cache.delete(UNREAD)) },
+    items: {
+      clear: () => {
+        cache.delete(ITEMS)
+        cache.delete(UNREAD)
+      },
+    },
+    comments: {
+      clear: () => {
+        cache.delete(COMMENTS)
+        cache.delete(UNREAD)
+      },
+    },
     notices: { clear: () => cache.delete(UNREAD) },
   }
 }
