@@ -1,6 +1,6 @@
 import type { App } from '../../http/app.ts'
 import { invalidField } from '../../http/schemas.ts'
-import { errors } from '../http/schemas.ts'
+import { errors, pageAnswer } from '../http/schemas.ts'
 import {
   COLLECTION_MAX_ITEMS,
   COLLECTIONS_UNAVAILABLE_MESSAGE,
@@ -75,14 +75,7 @@ export function collectionRoutes(app: App, { collections }: { collections: Colle
         },
       },
     },
-    async (req) => {
-      const { items, meta } = await collections.list(req.query)
-      return {
-        success: true as const,
-        data: items,
-        meta: { page: meta.page, limit: meta.limit, total: meta.total, totalPages: meta.totalPages },
-      }
-    },
+    async (req) => pageAnswer(await collections.list(req.query)),
   )
 
   app.post(

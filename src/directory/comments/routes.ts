@@ -3,8 +3,7 @@ import { describeRule, type RateLimit } from '../../http/rate-limit.ts'
 import { invalidField } from '../../http/schemas.ts'
 import { forbidden } from '../../lib/errors.ts'
 import { viewerOf } from '../auth/guard.ts'
-import { errors } from '../http/schemas.ts'
-import { metaOf } from '../items/routes.ts'
+import { errors, metaOf } from '../http/schemas.ts'
 import { RATE_LIMITS } from '../rate-limit.ts'
 import {
   AdminCommentQuery,

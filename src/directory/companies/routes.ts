@@ -1,6 +1,6 @@
 import type { App } from '../../http/app.ts'
 import { invalidField } from '../../http/schemas.ts'
-import { errors } from '../http/schemas.ts'
+import { errors, pageAnswer } from '../http/schemas.ts'
 import {
   CompanyAnswer,
   CompanyCreatedAnswer,
@@ -41,14 +41,7 @@ export function companyRoutes(app: App, { companyService }: { companyService: Co
         },
       },
     },
-    async (req) => {
-      const { items, meta } = await companyService.list(req.query)
-      return {
-        success: true as const,
-        data: items,
-        meta: { page: meta.page, limit: meta.limit, total: meta.total, totalPages: meta.totalPages },
-      }
-    },
+    async (req) => pageAnswer(await companyService.list(req.query)),
   )
 
   app.post(

@@ -3,8 +3,7 @@ import type { App } from '../../http/app.ts'
 import { describeRule, type RateLimit } from '../../http/rate-limit.ts'
 import { invalidField } from '../../http/schemas.ts'
 import type { Viewer } from '../auth/sessions.ts'
-import { errors } from '../http/schemas.ts'
-import { metaOf } from '../items/routes.ts'
+import { errors, metaOf } from '../http/schemas.ts'
 import { RATE_LIMITS } from '../rate-limit.ts'
 import {
   CONTACT_LIMITS,

@@ -1,8 +1,7 @@
 import type { App } from '../../http/app.ts'
 import { invalidField } from '../../http/schemas.ts'
 import { viewerOf } from '../auth/guard.ts'
-import { errors } from '../http/schemas.ts'
-import { metaOf } from '../items/routes.ts'
+import { errors, metaOf } from '../http/schemas.ts'
 import {
   CrmConfigAnswer,
   RetryAnswer,

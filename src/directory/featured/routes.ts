@@ -2,7 +2,7 @@ import type { App } from '../../http/app.ts'
 import { invalidField } from '../../http/schemas.ts'
 import { createSerializedAnswers } from '../../http/serialized.ts'
 import { HttpError } from '../../lib/errors.ts'
-import { errors } from '../http/schemas.ts'
+import { errors, pageAnswer } from '../http/schemas.ts'
 import {
   CreateFeaturedBody,
   FeaturedAnswer,
@@ -76,14 +76,7 @@ export function featuredRoutes(app: App, { featured }: { featured: FeaturedServi
         },
       },
     },
-    async (req) => {
-      const { items, meta } = await featured.list(req.query)
-      return {
-        success: true as const,
-        data: items,
-        meta: { page: meta.page, limit: meta.limit, total: meta.total, totalPages: meta.totalPages },
-      }
-    },
+    async (req) => pageAnswer(await featured.list(req.query)),
   )
 
   app.post(

@@ -1,5 +1,6 @@
 import { Type } from 'typebox'
 import { errorResponses, FieldIssues } from '../../http/schemas.ts'
+import type { PageMeta, PageOf } from '../../lib/pagination.ts'
 
 /** The directory's error body. */
 export const DirectoryError = Type.Object(
@@ -28,3 +29,13 @@ export const errors = errorResponses(
     FORBIDDEN: { message: 'Admin access required' },
   },
 )
+
+/** The figures of a page as SPEC.md's lists answer them. */
+export const metaOf = ({ page, limit, total, totalPages }: PageMeta) => ({ page, limit, total, totalPages })
+
+/** A page of a list as the directory answers it: `{success, data, meta:{page, limit, total, totalPages}}`. */
+export const pageAnswer = <T>({ items, meta }: PageOf<T>) => ({
+  success: true as const,
+  data: items,
+  meta: metaOf(meta),
+})

@@ -1,9 +1,8 @@
 import type { App } from '../../http/app.ts'
 import { invalidField } from '../../http/schemas.ts'
-import type { PageMeta } from '../../lib/pagination.ts'
 import { viewerOf } from '../auth/guard.ts'
 import { bulkAnswer } from '../bulk.ts'
-import { errors } from '../http/schemas.ts'
+import { errors, metaOf } from '../http/schemas.ts'
 import {
   AdminItemQuery,
   BulkItemsAnswer,
@@ -28,8 +27,6 @@ const BASE = '/api/admin/items'
 const WRITE_403 = [403, 'FORBIDDEN', 'CROSS_ORIGIN'] as const
 const notFound = [404, 'ITEM_NOT_FOUND'] as const
 const unknownCategory = invalidField('body.categoryId', 'no category has the id "coffee"')
-
-export const metaOf = ({ page, limit, total, totalPages }: PageMeta) => ({ page, limit, total, totalPages })
 
 /** The admin's item routes: every one needs an admin session (401 without one, 403 for a non-admin). */
 export function adminItemRoutes(app: App, { items }: { items: ItemService }) {

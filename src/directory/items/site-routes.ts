@@ -4,10 +4,9 @@ import { invalidField } from '../../http/schemas.ts'
 import { createSerializedAnswers } from '../../http/serialized.ts'
 import { forbidden } from '../../lib/errors.ts'
 import { viewerOf } from '../auth/guard.ts'
-import { errors } from '../http/schemas.ts'
+import { errors, metaOf } from '../http/schemas.ts'
 import { RATE_LIMITS } from '../rate-limit.ts'
 import type { PublicItems } from './public.ts'
-import { metaOf } from './routes.ts'
 import {
   PublicItemAnswer,
   PublicItemQuery,

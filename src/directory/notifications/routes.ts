@@ -1,7 +1,6 @@
 import type { App } from '../../http/app.ts'
 import { invalidField } from '../../http/schemas.ts'
-import { errors } from '../http/schemas.ts'
-import { metaOf } from '../items/routes.ts'
+import { errors, metaOf } from '../http/schemas.ts'
 import {
   MarkedAllAnswer,
   NotificationAnswer,

@@ -1,6 +1,6 @@
 import type { App } from '../../http/app.ts'
 import { invalidField } from '../../http/schemas.ts'
-import { errors } from '../http/schemas.ts'
+import { errors, pageAnswer } from '../http/schemas.ts'
 import {
   AllTagsAnswer,
   CreateTagBody,
@@ -42,14 +42,7 @@ export function tagRoutes(app: App, { tagService }: { tagService: TagService }) 
         },
       },
     },
-    async (req) => {
-      const { items, meta } = await tagService.list(req.query)
-      return {
-        success: true as const,
-        data: items,
-        meta: { page: meta.page, limit: meta.limit, total: meta.total, totalPages: meta.totalPages },
-      }
-    },
+    async (req) => pageAnswer(await tagService.list(req.query)),
   )
 
   app.post(
