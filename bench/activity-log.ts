@@ -23,11 +23,11 @@ import pg from 'pg'
 import { BENCH_ACTION_TYPES, BENCH_SEARCH_WORD, type ServerReady } from './activity-log-data.ts'
 import {
   adminQuery,
+  benchDatabaseUrl,
   type Child,
   checkWholeNumbers,
   cpuMsOf,
   dropDatabaseOnSignal,
-  isRunning,
   killChild,
   LOAD_OPTIONS,
   loadSettings,
@@ -39,6 +39,7 @@ import {
   spawnNode,
   stopChild,
   table,
+  waitForReady,
   writeResults,
 } from './lib.ts'
 
@@ -83,12 +84,7 @@ if (values.db !== undefined && !['postgres', 'embedded', 'both'].includes(values
   throw new Error('--db must be postgres, embedded or both')
 }
 
-const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
-const shownUrl = (() => {
-  const url = new URL(adminUrl)
-  if (url.password) url.password = '***'
-  return url.toString()
-})()
+const { adminUrl, shownUrl } = benchDatabaseUrl()
 
 interface PostgresInfo {
   version: string
@@ -112,26 +108,6 @@ async function postgresInfo(): Promise<PostgresInfo | null> {
     return null
   } finally {
     await client.end().catch(() => {})
-  }
-}
-
-/** Waits for the server's JSON line on stdout (seeding takes a while); throws if the child exits first. */
-async function waitForReady(child: Child, timeoutMs = 30 * 60_000): Promise<ServerReady> {
-  const deadline = performance.now() + timeoutMs
-  while (true) {
-    for (const line of child.output) {
-      if (line.stream !== 'stdout' || !line.text.startsWith('{"port"')) continue
-      return JSON.parse(line.text) as ServerReady
-    }
-    if (!isRunning(child)) {
-      throw new Error(
-        `server ${child.pid} exited (code ${child.process.exitCode}, signal ${child.process.signalCode}) ` +
-          `before it was ready. Last output:\n${child.tail()}`,
-      )
-    }
-    if (performance.now() > deadline)
-      throw new Error(`server not ready after ${timeoutMs} ms:\n${child.tail()}`)
-    await sleep(100)
   }
 }
 
@@ -465,7 +441,7 @@ async function runBackend(backend: Backend): Promise<BackendResult> {
       env,
       keepOutput: true,
     })
-    const ready = await waitForReady(child)
+    const ready = await waitForReady<ServerReady>(child)
     const spawnToReadyMs = round(performance.now() - child.spawnedAt)
     child.discardOutput()
     process.stdout.write(`ready in ${(spawnToReadyMs / 1000).toFixed(1)} s\n`)

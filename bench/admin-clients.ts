@@ -18,20 +18,20 @@ import autocannon, { type Result } from 'autocannon'
 import { INDUSTRY_WORDS, SEARCH_FRAGMENTS, type ServerReady } from './admin-clients-data.ts'
 import {
   adminQuery,
+  benchDatabaseUrl,
   type Child,
   checkWholeNumbers,
   cpuMsOf,
   dropDatabaseOnSignal,
-  isRunning,
   killChild,
   LOAD_OPTIONS,
   loadSettings,
   machine,
   round,
-  sleep,
   spawnNode,
   stopChild,
   table,
+  waitForReady,
   writeResults,
 } from './lib.ts'
 
@@ -50,34 +50,9 @@ const clients = Number(values.clients ?? 100_000)
 checkWholeNumbers([['--clients', clients, 1]])
 const { duration, warmup, connections } = loadSettings(values, { connections: 20 })
 
-const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
-const shownUrl = (() => {
-  const url = new URL(adminUrl)
-  if (url.password) url.password = '***'
-  return url.toString()
-})()
+const { adminUrl, shownUrl } = benchDatabaseUrl()
 
 const setDropOnSignal = dropDatabaseOnSignal(adminUrl)
-
-/** Waits for the server's JSON line on stdout (seeding takes a while); throws if the child exits first. */
-async function waitForReady(child: Child, timeoutMs = 30 * 60_000): Promise<ServerReady> {
-  const deadline = performance.now() + timeoutMs
-  while (true) {
-    for (const line of child.output) {
-      if (line.stream !== 'stdout' || !line.text.startsWith('{"port"')) continue
-      return JSON.parse(line.text) as ServerReady
-    }
-    if (!isRunning(child)) {
-      throw new Error(
-        `server ${child.pid} exited (code ${child.process.exitCode}, signal ${child.process.signalCode}) ` +
-          `before it was ready. Last output:\n${child.tail()}`,
-      )
-    }
-    if (performance.now() > deadline)
-      throw new Error(`server not ready after ${timeoutMs} ms:\n${child.tail()}`)
-    await sleep(100)
-  }
-}
 
 type Scenario =
   | 'list-search'
@@ -238,7 +213,7 @@ async function main() {
       env: { BENCH_CHILD_DB_URL: url.toString() },
       keepOutput: true,
     })
-    const ready = await waitForReady(child)
+    const ready = await waitForReady<ServerReady>(child)
     const spawnToReadyMs = round(performance.now() - child.spawnedAt)
     child.discardOutput()
     process.stdout.write(`ready in ${(spawnToReadyMs / 1000).toFixed(1)} s\n`)

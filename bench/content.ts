@@ -28,26 +28,28 @@ import type { BareRoute } from './bare-server.ts'
 import { ADMIN_SEARCHES, EXPLAIN_COMMON, EXPLAIN_RARE, type ServerReady } from './content-data.ts'
 import {
   adminQuery,
+  benchDatabaseUrl,
   type Child,
   checkWholeNumbers,
   codeVersion,
+  cpuBetween,
   cpuMsOf,
   differences,
   dropDatabaseOnSignal,
   freePort,
   getRecorded,
-  isRunning,
   killChild,
   LOAD_OPTIONS,
   loadSettings,
   machine,
+  postgresCpu,
   type Recorded,
   round,
-  sleep,
   spawnNode,
   stopChild,
   table,
   waitFor200,
+  waitForReady,
   withoutHopByHop,
   writeResults,
 } from './lib.ts'
@@ -80,60 +82,9 @@ if (values.only !== undefined && values.only !== 'public' && values.only !== 'ad
 const runPublic = values.only !== 'admin'
 const runAdmin = values.only !== 'public'
 
-const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
-const shownUrl = (() => {
-  const url = new URL(adminUrl)
-  if (url.password) url.password = '***'
-  return url.toString()
-})()
+const { adminUrl, shownUrl } = benchDatabaseUrl()
 
 const setDropOnSignal = dropDatabaseOnSignal(adminUrl)
-
-/** Waits for the server's JSON line on stdout (seeding takes a while); throws if the child exits first. */
-async function waitForReady(child: Child, timeoutMs = 30 * 60_000): Promise<ServerReady> {
-  const deadline = performance.now() + timeoutMs
-  while (true) {
-    for (const line of child.output) {
-      if (line.stream !== 'stdout' || !line.text.startsWith('{"port"')) continue
-      return JSON.parse(line.text) as ServerReady
-    }
-    if (!isRunning(child)) {
-      throw new Error(
-        `server ${child.pid} exited (code ${child.process.exitCode}, signal ${child.process.signalCode}) ` +
-          `before it was ready. Last output:\n${child.tail()}`,
-      )
-    }
-    if (performance.now() > deadline)
-      throw new Error(`server not ready after ${timeoutMs} ms:\n${child.tail()}`)
-    await sleep(100)
-  }
-}
-
-/**
- * CPU of the database's backends (Curio's pool and its LISTEN connection), read from /proc: what
- * Postgres spends per request. Null where /proc cannot be read.
- */
-function postgresCpu(monitor: pg.Client, dbName: string) {
-  return async (): Promise<Map<number, number> | null> => {
-    const { rows } = await monitor.query<{ pid: number }>(
-      'select pid from pg_stat_activity where datname = $1',
-      [dbName],
-    )
-    const out = new Map<number, number>()
-    for (const { pid } of rows) {
-      const ms = cpuMsOf(pid)
-      if (ms === null) return null
-      out.set(pid, ms)
-    }
-    return out
-  }
-}
-const cpuBetween = (before: Map<number, number> | null, after: Map<number, number> | null) => {
-  if (!before || !after) return null
-  let total = 0
-  for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0)
-  return total
-}
 
 interface Measurement {
   scenario: string
@@ -241,7 +192,7 @@ async function main() {
       env: { BENCH_CHILD_DB_URL: url.toString() },
       keepOutput: true,
     })
-    const ready = await waitForReady(curio)
+    const ready = await waitForReady<ServerReady>(curio)
     const spawnToReadyMs = round(performance.now() - curio.spawnedAt)
     curio.discardOutput()
     process.stdout.write(`ready in ${(spawnToReadyMs / 1000).toFixed(1)} s\n`)

@@ -516,3 +516,62 @@ export function wrappedQueue(
     },
   }
 }
+
+/** The Postgres a bench makes its databases on (`BENCH_DATABASE_URL`), and the same URL fit to print. */
+export function benchDatabaseUrl(): { adminUrl: string; shownUrl: string } {
+  const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+  const url = new URL(adminUrl)
+  if (url.password) url.password = '***'
+  return { adminUrl, shownUrl: url.toString() }
+}
+
+/**
+ * Waits for a server child's JSON line on stdout (`{"port", …}`; seeding takes a while); throws if the
+ * child exits first or stays silent past `timeoutMs`.
+ */
+export async function waitForReady<T>(child: Child, timeoutMs = 30 * 60_000): Promise<T> {
+  const deadline = performance.now() + timeoutMs
+  while (true) {
+    for (const line of child.output) {
+      if (line.stream !== 'stdout' || !line.text.startsWith('{"port"')) continue
+      return JSON.parse(line.text) as T
+    }
+    if (!isRunning(child)) {
+      throw new Error(
+        `server ${child.pid} exited (code ${child.process.exitCode}, signal ${child.process.signalCode}) ` +
+          `before it was ready. Last output:\n${child.tail()}`,
+      )
+    }
+    if (performance.now() > deadline)
+      throw new Error(`server not ready after ${timeoutMs} ms:\n${child.tail()}`)
+    await sleep(100)
+  }
+}
+
+/**
+ * CPU of a database's backends (Curio's pool and its LISTEN connection), read from /proc: what Postgres
+ * spends per request. Null where /proc cannot be read.
+ */
+export function postgresCpu(monitor: pg.Client, dbName: string) {
+  return async (): Promise<Map<number, number> | null> => {
+    const { rows } = await monitor.query<{ pid: number }>(
+      'select pid from pg_stat_activity where datname = $1',
+      [dbName],
+    )
+    const out = new Map<number, number>()
+    for (const { pid } of rows) {
+      const ms = cpuMsOf(pid)
+      if (ms === null) return null
+      out.set(pid, ms)
+    }
+    return out
+  }
+}
+
+/** The CPU the backends spent between two `postgresCpu` readings, in ms. */
+export function cpuBetween(before: Map<number, number> | null, after: Map<number, number> | null) {
+  if (!before || !after) return null
+  let total = 0
+  for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0)
+  return total
+}
