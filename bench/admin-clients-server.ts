@@ -23,20 +23,8 @@ import { createJobs } from '../src/jobs/index.ts'
 import { systemClock } from '../src/lib/clock.ts'
 import { createLogger } from '../src/lib/logger.ts'
 import { createRateLimiterFor, migrateAll } from '../src/runtime.ts'
-import {
-  COMPANY_SUFFIXES,
-  COMPANY_WORDS,
-  EMAIL_DOMAINS,
-  FIRST_NAMES,
-  INDUSTRIES,
-  LAST_NAMES,
-  PLACES,
-  type ServerReady,
-} from './admin-clients-data.ts'
+import { type ServerReady, seedClients } from './admin-clients-data.ts'
 
-/** Not a real hash of anything: only the admin signs in. */
-const DUMMY_PASSWORD_HASH =
-  '$argon2id$v=19$m=19456,t=2,p=1$YmVuY2gtc2FsdC1ub3QtcmVhbA$YmVuY2gtZHVtbXktaGFzaC1ub3QtYS1wYXNzd29yZA'
 const ADMIN_EMAIL = 'bench-admin@example.test'
 const ADMIN_PASSWORD = 'bench-admin-password-not-secret'
 
@@ -82,79 +70,10 @@ const databases = { platform: database, directory: database, close: closeDatabas
 await migrateAll(databases, ['directory'], log)
 const migrateMs = performance.now() - migrateStarted
 
-const list = (items: readonly string[]) =>
-  sql.raw(`array[${items.map((item) => `'${item.replace(/'/g, "''")}'`).join(', ')}]`)
-const userUuid = (n: string) => sql.raw(`('00000000-0000-4000-8000-' || lpad(to_hex(${n}), 12, '0'))::uuid`)
-const profileUuid = (n: string) =>
-  sql.raw(`('00000000-0000-4000-a000-' || lpad(to_hex(${n}), 12, '0'))::uuid`)
-
-// One drawing per client in a temporary table, then users and profiles from it, in creation order (as a
-// live table grows). Distributions: status 70/12/12/6 active/trial/inactive/suspended, plan 60/25/15
-// free/standard/premium, account type 55/35/10, provider 60/25/10/5.
 const seedStarted = performance.now()
 await db.transaction(async (tx) => {
   await tx.execute(sql`select setseed(0.42)`)
-  await tx.execute(sql`
-    create temporary table bench_draw on commit drop as
-    select n,
-      (${list(FIRST_NAMES)})[1 + floor(random() * ${FIRST_NAMES.length})::int] as first_name,
-      (${list(LAST_NAMES)})[1 + floor(random() * ${LAST_NAMES.length})::int] as last_name,
-      (${list(EMAIL_DOMAINS)})[1 + floor(random() * ${EMAIL_DOMAINS.length})::int] as domain,
-      case when random() < 0.9 then
-        (${list(COMPANY_WORDS)})[1 + floor(random() * ${COMPANY_WORDS.length})::int] || ' ' ||
-        (${list(COMPANY_SUFFIXES)})[1 + floor(random() * ${COMPANY_SUFFIXES.length})::int] end as company,
-      case when random() < 0.95 then
-        (${list(INDUSTRIES)})[1 + floor(power(random(), 1.5) * ${INDUSTRIES.length})::int] end as industry,
-      case when random() < 0.85 then 1 + floor(power(random(), 1.3) * ${PLACES.length})::int end as place,
-      random() as r_status, random() as r_plan, random() as r_type, random() as r_provider,
-      random() as r_active, random() as r_extra,
-      now() - random() * interval '730 days' as created_at
-    from generate_series(1, ${clientCount}::int) as n`)
-  await tx.execute(sql`
-    alter table bench_draw add column provider text, add column last_active_at timestamptz`)
-  await tx.execute(sql`
-    update bench_draw set
-      provider = case when r_provider < 0.6 then 'credentials' when r_provider < 0.85 then 'google'
-        when r_provider < 0.95 then 'github' else 'microsoft' end,
-      last_active_at = case when r_active < 0.1 then null
-        else created_at + power(r_active, 0.5) * (now() - created_at) end`)
-  await tx.execute(sql`
-    insert into directory.users
-      (id, username, email, name, password_hash, provider, role_id, status, login_count, last_login_at,
-       created_at, updated_at)
-    select ${userUuid('n')}, lower(first_name) || '_' || n,
-      lower(first_name) || '.' || lower(last_name) || n || '@' || domain,
-      first_name || ' ' || last_name,
-      case when provider = 'credentials' then ${DUMMY_PASSWORD_HASH} end,
-      provider, 'user', case when r_status < 0.94 then 'active' else 'inactive' end,
-      floor(r_active * 200)::int, last_active_at, created_at, coalesce(last_active_at, created_at)
-    from bench_draw order by created_at`)
-  await tx.execute(sql`
-    insert into directory.client_profiles
-      (id, user_id, email, display_name, username, bio, job_title, company, industry, phone, website,
-       location, avatar, account_type, status, plan, provider, email_verified, two_factor_enabled,
-       total_submissions, joined_at, last_active_at, created_at, updated_at)
-    select ${profileUuid('n')}, ${userUuid('n')},
-      lower(first_name) || '.' || lower(last_name) || n || '@' || domain,
-      first_name || ' ' || last_name, lower(first_name) || '_' || n,
-      case when r_extra < 0.4 then 'Working on ' || lower(coalesce(industry, 'things')) || ' projects' end,
-      case when r_extra < 0.6 then (array['Founder', 'Engineer', 'Designer', 'Manager', 'Consultant'])
-        [1 + floor(r_extra * 8)::int] end,
-      company, industry,
-      case when r_extra > 0.6 then '+1 555 ' || lpad((n % 10000)::text, 4, '0') end,
-      case when r_extra > 0.7 and company is not null
-        then 'https://' || lower(replace(company, ' ', '-')) || '.example' end,
-      case when place is not null then (${list(PLACES.map(([city]) => city))})[place] || ', ' ||
-        (${list(PLACES.map(([, country]) => country))})[place] end,
-      case when r_extra < 0.5 then 'https://avatars.example/' || n || '.png' end,
-      case when r_type < 0.55 then 'individual' when r_type < 0.9 then 'business' else 'enterprise' end,
-      case when r_status < 0.7 then 'active' when r_status < 0.82 then 'trial'
-        when r_status < 0.94 then 'inactive' else 'suspended' end,
-      case when r_plan < 0.6 then 'free' when r_plan < 0.85 then 'standard' else 'premium' end,
-      provider, r_extra < 0.8, r_extra < 0.15,
-      floor(power(r_plan, 2) * 51)::int,
-      created_at, last_active_at, created_at, coalesce(last_active_at, created_at)
-    from bench_draw order by created_at`)
+  await seedClients(tx, clientCount)
 })
 const seedMs = performance.now() - seedStarted
 
