@@ -27,6 +27,7 @@ import { ActivityList, ExportQuery, ListQuery } from '../src/platform/activity-l
 import { buildPlatformApp } from '../src/platform/app.ts'
 import { createRateLimiterFor, migrateAll } from '../src/runtime.ts'
 import { BENCH_ACTION_TYPES, BENCH_WORDS, type ServerReady } from './activity-log-data.ts'
+import { exitOnSignal, listenLocally } from './lib.ts'
 
 /** Not a real hash of anything: nobody logs in during the benchmark. */
 const DUMMY_PASSWORD_HASH =
@@ -285,9 +286,7 @@ app.get(
   },
 )
 
-await app.listen({ host: '127.0.0.1', port: 0 })
-const address = app.server.address()
-const port = typeof address === 'object' && address ? address.port : 0
+const port = await listenLocally(app)
 
 const ready: ServerReady = {
   port,
@@ -312,15 +311,7 @@ const ready: ServerReady = {
 }
 process.stdout.write(`${JSON.stringify(ready)}\n`)
 
-let stopping = false
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.on(signal, () => {
-    if (stopping) return
-    stopping = true
-    void (async () => {
-      await app.close().catch(() => {})
-      await closeDatabase().catch(() => {})
-      process.exit(0)
-    })()
-  })
-}
+exitOnSignal(
+  () => app.close(),
+  () => closeDatabase(),
+)

@@ -24,6 +24,7 @@ import { systemClock } from '../src/lib/clock.ts'
 import { createLogger } from '../src/lib/logger.ts'
 import { createRateLimiterFor, migrateAll } from '../src/runtime.ts'
 import { type ServerReady, seedClients } from './admin-clients-data.ts'
+import { directorySession, exitOnSignal, listenLocally } from './lib.ts'
 
 const ADMIN_EMAIL = 'bench-admin@example.test'
 const ADMIN_PASSWORD = 'bench-admin-password-not-secret'
@@ -145,19 +146,12 @@ app.get('/bench/explain', { config: { access: 'public' }, schema: { hide: true }
   return { plans }
 })
 
-await app.listen({ host: '127.0.0.1', port: 0 })
-const address = app.server.address()
-const port = typeof address === 'object' && address ? address.port : 0
+const port = await listenLocally(app)
 
-const signin = await fetch(`http://127.0.0.1:${port}/api/auth/signin`, {
-  method: 'POST',
-  headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }),
+const session = await directorySession(port, '/api/auth/signin', {
+  email: ADMIN_EMAIL,
+  password: ADMIN_PASSWORD,
 })
-const session = signin.headers.getSetCookie().find((line) => line.startsWith('curio_session='))
-if (signin.status !== 200 || !session) {
-  throw new Error(`sign-in answered ${signin.status}: ${await signin.text()}`)
-}
 
 /** The rows of a raw statement. */
 async function rowsOf<T>(query: ReturnType<typeof sql>): Promise<T[]> {
@@ -171,7 +165,7 @@ const [version] = await rowsOf<{ version: string }>(sql`select current_setting('
 
 const ready: ServerReady = {
   port,
-  cookie: session.split(';')[0]!,
+  cookie: session,
   seed: {
     clients: clientCount,
     migrateMs: Math.round(migrateMs),
@@ -185,16 +179,8 @@ const ready: ServerReady = {
 }
 process.stdout.write(`${JSON.stringify(ready)}\n`)
 
-let stopping = false
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.on(signal, () => {
-    if (stopping) return
-    stopping = true
-    void (async () => {
-      await app.close().catch(() => {})
-      await rateLimiter.close().catch(() => {})
-      await closeDatabase().catch(() => {})
-      process.exit(0)
-    })()
-  })
-}
+exitOnSignal(
+  () => app.close(),
+  () => rateLimiter.close(),
+  () => closeDatabase(),
+)

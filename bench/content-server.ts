@@ -41,6 +41,7 @@ import {
   TAG_FORMS,
   TAG_TOPICS,
 } from './content-data.ts'
+import { directorySession, exitOnSignal, listenLocally } from './lib.ts'
 
 const ADMIN_EMAIL = 'bench-admin@example.test'
 const ADMIN_PASSWORD = 'bench-admin-password-not-secret'
@@ -294,19 +295,12 @@ app.get('/bench/explain', { config: { access: 'public' }, schema: { hide: true }
   return { plans }
 })
 
-await app.listen({ host: '127.0.0.1', port: 0 })
-const address = app.server.address()
-const port = typeof address === 'object' && address ? address.port : 0
+const port = await listenLocally(app)
 
-const signin = await fetch(`http://127.0.0.1:${port}/api/auth/signin`, {
-  method: 'POST',
-  headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }),
+const session = await directorySession(port, '/api/auth/signin', {
+  email: ADMIN_EMAIL,
+  password: ADMIN_PASSWORD,
 })
-const session = signin.headers.getSetCookie().find((line) => line.startsWith('curio_session='))
-if (signin.status !== 200 || !session) {
-  throw new Error(`sign-in answered ${signin.status}: ${await signin.text()}`)
-}
 
 const [sizes] = await rowsOf<{ table: string; search: string }>(
   sql`select pg_total_relation_size('directory.items')::text as table,
@@ -332,7 +326,7 @@ const mb = (bytes: string | undefined) =>
 
 const ready: ServerReady = {
   port,
-  cookie: session.split(';')[0]!,
+  cookie: session,
   seed: {
     items: itemCount,
     categories: counts?.categories ?? 0,
@@ -353,16 +347,8 @@ const ready: ServerReady = {
 }
 process.stdout.write(`${JSON.stringify(ready)}\n`)
 
-let stopping = false
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.on(signal, () => {
-    if (stopping) return
-    stopping = true
-    void (async () => {
-      await app.close().catch(() => {})
-      await rateLimiter.close().catch(() => {})
-      await closeDatabase().catch(() => {})
-      process.exit(0)
-    })()
-  })
-}
+exitOnSignal(
+  () => app.close(),
+  () => rateLimiter.close(),
+  () => closeDatabase(),
+)

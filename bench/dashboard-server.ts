@@ -38,6 +38,7 @@ import { createLogger } from '../src/lib/logger.ts'
 import { createRateLimiterFor, migrateAll } from '../src/runtime.ts'
 import { seedClients } from './admin-clients-data.ts'
 import { ADJECTIVES, AUDIENCES, BRAND_MIDDLES, BRAND_STARTS, KINDS, NOUNS } from './content-data.ts'
+import { directorySession, exitOnSignal, listenLocally } from './lib.ts'
 
 /** The figures of the dashboard, each counted by its own statements on a miss. */
 export const FIGURES = ['items', 'comments', 'unread', 'clients'] as const
@@ -385,25 +386,13 @@ app.get('/bench/recounts', { config: { access: 'public' }, schema: { hide: true 
   ...recounts,
 }))
 
-await app.listen({ host: '127.0.0.1', port: 0 })
-const address = app.server.address()
-const port = typeof address === 'object' && address ? address.port : 0
-const base = `http://127.0.0.1:${port}`
-
-async function sessionOf(path: string, body: object, status: number): Promise<string> {
-  const response = await fetch(`${base}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  })
-  const session = response.headers.getSetCookie().find((line) => line.startsWith('curio_session='))
-  if (response.status !== status || !session) {
-    throw new Error(`${path} answered ${response.status}: ${await response.text()}`)
-  }
-  return session.split(';')[0]!
-}
-const cookie = await sessionOf('/api/auth/signin', { email: ADMIN_EMAIL, password: ADMIN_PASSWORD }, 200)
-const memberCookie = await sessionOf(
+const port = await listenLocally(app)
+const cookie = await directorySession(port, '/api/auth/signin', {
+  email: ADMIN_EMAIL,
+  password: ADMIN_PASSWORD,
+})
+const memberCookie = await directorySession(
+  port,
   '/api/auth/register',
   { email: MEMBER_EMAIL, password: MEMBER_PASSWORD, name: 'Bench Member' },
   201,
@@ -466,16 +455,8 @@ const ready: ServerReady = {
 }
 process.stdout.write(`${JSON.stringify(ready)}\n`)
 
-let stopping = false
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.on(signal, () => {
-    if (stopping) return
-    stopping = true
-    void (async () => {
-      await app.close().catch(() => {})
-      await rateLimiter.close().catch(() => {})
-      await closeDatabase().catch(() => {})
-      process.exit(0)
-    })()
-  })
-}
+exitOnSignal(
+  () => app.close(),
+  () => rateLimiter.close(),
+  () => closeDatabase(),
+)

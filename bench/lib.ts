@@ -575,3 +575,50 @@ export function cpuBetween(before: Map<number, number> | null, after: Map<number
   for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0)
   return total
 }
+
+/** Starts a bench's app on a free port of 127.0.0.1 and answers the port. */
+export async function listenLocally(app: {
+  listen(options: { host: string; port: number }): Promise<unknown>
+  server: { address(): unknown }
+}): Promise<number> {
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  const address = app.server.address()
+  return typeof address === 'object' && address ? (address as { port: number }).port : 0
+}
+
+/**
+ * A directory session opened through the API (`/api/auth/signin` or `/api/auth/register`): answers the
+ * `curio_session=…` cookie, or throws with the answer when it is not `status` with a cookie.
+ */
+export async function directorySession(
+  port: number,
+  path: string,
+  body: object,
+  status = 200,
+): Promise<string> {
+  const response = await fetch(`http://127.0.0.1:${port}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+  const session = response.headers.getSetCookie().find((line) => line.startsWith('curio_session='))
+  if (response.status !== status || !session) {
+    throw new Error(`${path} answered ${response.status}: ${await response.text()}`)
+  }
+  return session.split(';')[0]!
+}
+
+/** On the first SIGTERM or SIGINT, runs each closer in turn (their failures ignored), then exits 0. */
+export function exitOnSignal(...closers: (() => Promise<unknown>)[]) {
+  let stopping = false
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => {
+      if (stopping) return
+      stopping = true
+      void (async () => {
+        for (const close of closers) await close().catch(() => {})
+        process.exit(0)
+      })()
+    })
+  }
+}

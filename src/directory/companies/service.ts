@@ -2,14 +2,13 @@ import { and, asc, count, desc, eq, ne, type SQL, sql } from 'drizzle-orm'
 import { foreignKeyViolation, onUniqueViolation } from '../../db/errors.ts'
 import { anyContaining } from '../../db/filters.ts'
 import type { Db, DbOrTx } from '../../db/index.ts'
-import type { InvalidatedCache } from '../../db/invalidated-cache.ts'
 import { countRows } from '../../db/queries.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { conflict, invalidInput, notFound } from '../../lib/errors.ts'
 import { isUuid } from '../../lib/ids.ts'
 import { fetchPage, type PageOf } from '../../lib/pagination.ts'
 import { slugify } from '../../lib/slug.ts'
-import { COMPANIES_CONTENT, checkedName, contentWriter } from '../content.ts'
+import { type Clearable, COMPANIES_CONTENT, checkedName, contentWriter } from '../content.ts'
 import { items } from '../items/tables.ts'
 import {
   COMPANY_NAME_MAX_LENGTH,
@@ -31,7 +30,7 @@ export interface CompanyServiceDeps {
    * Caches that show company names (public item reads), cleared at once after this instance's write so it
    * reads its own writes; the other instances clear on the notification.
    */
-  caches?: readonly Pick<InvalidatedCache<unknown>, 'clear'>[]
+  caches?: readonly Clearable[]
 }
 
 /** The foreign key of `items.company_id`: it restricts deleting a company an item names. */

@@ -3,6 +3,7 @@ import type { Db } from '../../db/index.ts'
 import type { Module } from '../../http/modules.ts'
 import type { RateLimit } from '../../http/rate-limit.ts'
 import type { Clock } from '../../lib/clock.ts'
+import type { Clearable } from '../content.ts'
 import { createPublicItemCache, createPublicItems } from './public.ts'
 import { adminItemRoutes } from './routes.ts'
 import { createItemCountCache, createItemService } from './service.ts'
@@ -18,7 +19,7 @@ export function itemsModule(deps: {
   log: Pick<Logger, 'warn'>
   rateLimit: RateLimit
   /** Caches an item write makes stale besides this module's own (the categories' item counts). */
-  alsoClears: { clear(): void }[]
+  alsoClears: Clearable[]
   /** Whether the site's settings take submissions now. */
   submissionsOpen: () => Promise<boolean>
 }) {

@@ -13,6 +13,7 @@ import { type BulkResult, runBulk } from '../bulk.ts'
 import { clientProfiles } from '../clients/tables.ts'
 import {
   CATEGORIES_CONTENT,
+  type Clearable,
   CONTENT_CHANGED_CHANNEL,
   checkedName,
   contentWriter,
@@ -46,7 +47,7 @@ export interface ItemServiceDeps {
   clock: Clock
   log: Pick<Logger, 'warn'>
   /** Caches an item write makes stale on this instance (the others hear the notification). */
-  caches: { clear(): void }[]
+  caches: Clearable[]
   /** The admin list's totals per set of filters, until the next item write (see `createItemCountCache`). */
   counts: InvalidatedCache<number>
 }

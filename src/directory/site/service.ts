@@ -123,11 +123,13 @@ export function createSiteService({ db, clock, cache, config }: SiteServiceDeps)
     return row?.value ?? {}
   }
 
+  async function settings() {
+    const { value, updatedAt } = await stored(SETTINGS_CONTENT)
+    return { data: settingsOf(value), updatedAt }
+  }
+
   return {
-    async settings() {
-      const { value, updatedAt } = await stored(SETTINGS_CONTENT)
-      return { data: settingsOf(value), updatedAt }
-    },
+    settings,
 
     /** Changes the settings sent, group by group; the others keep their values. */
     async updateSettings(body: UpdateSettingsBody, actorId: string) {
@@ -179,7 +181,7 @@ export function createSiteService({ db, clock, cache, config }: SiteServiceDeps)
     },
 
     async mapStatus() {
-      const { data } = await this.settings()
+      const { data } = await settings()
       const [figures] = await db
         .select({
           total: count(),

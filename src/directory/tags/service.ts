@@ -2,13 +2,12 @@ import { and, asc, count, desc, eq, ne, type SQL, sql } from 'drizzle-orm'
 import { foreignKeyViolation, onUniqueViolation } from '../../db/errors.ts'
 import { anyContaining } from '../../db/filters.ts'
 import type { Db, DbOrTx } from '../../db/index.ts'
-import type { InvalidatedCache } from '../../db/invalidated-cache.ts'
 import { countRows } from '../../db/queries.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { conflict, invalidInput, notFound } from '../../lib/errors.ts'
 import { fetchPage, type PageOf } from '../../lib/pagination.ts'
 import { slugify } from '../../lib/slug.ts'
-import { checkedName, contentWriter, TAGS_CONTENT } from '../content.ts'
+import { type Clearable, checkedName, contentWriter, TAGS_CONTENT } from '../content.ts'
 import { itemTags } from '../items/tables.ts'
 import {
   type CreateTagBody,
@@ -30,7 +29,7 @@ export interface TagServiceDeps {
    * Caches that show tag names (public item reads), cleared at once after this instance's write so it reads
    * its own writes; the other instances clear on the notification.
    */
-  caches?: readonly Pick<InvalidatedCache<unknown>, 'clear'>[]
+  caches?: readonly Clearable[]
 }
 
 /** The foreign key of `item_tags.tag_id`: it restricts deleting a tag an item carries. */
