@@ -607,6 +607,11 @@ const definitions = {
     'LemonSqueezy webhook secret',
     true,
   ),
+  lemonsqueezyStoreId: optional(
+    'LEMONSQUEEZY_STORE_ID',
+    'Directory',
+    'LemonSqueezy store of the sponsor-ad checkouts',
+  ),
   polarAccessToken: optional('POLAR_ACCESS_TOKEN', 'Directory', 'Polar access token', true),
   polarWebhookSecret: optional('POLAR_WEBHOOK_SECRET', 'Directory', 'Polar webhook secret', true),
   solidgateWebhookSecret: optional('SOLIDGATE_WEBHOOK_SECRET', 'Directory', 'Solidgate webhook secret', true),
@@ -631,6 +636,18 @@ const definitions = {
     'monthly sponsor-ad price, minor units',
   ),
   sponsorCurrency: text('SPONSOR_CURRENCY', 'Directory', 'usd', 'currency of the sponsor-ad prices'),
+  sponsorExpiryCron: text(
+    'SPONSOR_EXPIRY_CRON',
+    'Directory',
+    '* * * * *',
+    'when active sponsor ads past their end date become `expired` (cron, UTC; the public list hides them at once either way)',
+  ),
+  paymentEventsSweepCron: text(
+    'PAYMENT_EVENTS_SWEEP_CRON',
+    'Directory',
+    '* * * * *',
+    'when stored payment events whose processing failed are retried, and processed ones older than 24 hours deleted (cron, UTC)',
+  ),
   stripeSponsorWeeklyPriceId: optional(
     'STRIPE_SPONSOR_WEEKLY_PRICE_ID',
     'Directory',

@@ -3,6 +3,7 @@ import { createNotifications } from '../db/notifications.ts'
 import { type App, createBaseApp } from '../http/app.ts'
 import { baseOptionsOf, installModules, type ServiceDeps } from '../http/modules.ts'
 import { createRateLimit } from '../http/rate-limit.ts'
+import { createPaymentGateways } from '../integrations/payments/gateway.ts'
 import { createAccountService } from './accounts/service.ts'
 import { createDirectoryGuards } from './auth/guard.ts'
 import { directoryAuthModule } from './auth/module.ts'
@@ -22,8 +23,10 @@ import { DirectoryError } from './http/schemas.ts'
 import { createDirectoryEnvelope } from './instance/envelope.ts'
 import { itemsModule } from './items/module.ts'
 import { notificationsModule } from './notifications/module.ts'
+import { paymentsModule } from './payments/module.ts'
 import { rolesModule } from './roles/module.ts'
 import { siteModule } from './site/module.ts'
+import { sponsorAdsModule } from './sponsor-ads/module.ts'
 import { tagsModule } from './tags/module.ts'
 import { usersModule } from './users/module.ts'
 
@@ -101,6 +104,19 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
         description: 'What the admins should look at: submissions, comments, messages',
       },
       { name: 'navigation', description: 'The site’s header and footer menus' },
+      {
+        name: 'sponsor-ads',
+        description:
+          'Paid placements of items: submission, checkout, review, expiry, renewal and cancellation',
+      },
+      {
+        name: 'payments',
+        description: 'What the payment providers reported: payments, subscriptions, events',
+      },
+      {
+        name: 'payment-webhooks',
+        description: 'Inbound events of Stripe, LemonSqueezy, Polar and Solidgate, verified and applied once',
+      },
       { name: 'roles', description: 'Admin roles and their permissions' },
       { name: 'settings', description: 'The site’s typed settings' },
       { name: 'tags', description: 'Item tags, and how many items carry each' },
@@ -178,6 +194,16 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
     site: site.site,
     config,
   })
+  const sponsorAds = sponsorAdsModule({
+    db,
+    clock,
+    log,
+    jobs,
+    gateways: createPaymentGateways(config),
+    config,
+    redirectOrigins: appOrigins(config),
+  })
+  const payments = paymentsModule({ db, clock, log, jobs, rateLimit, site: site.site, config })
 
   installModules(
     app,
@@ -199,6 +225,8 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
       comments.module,
       contact.module,
       crm.module,
+      sponsorAds.module,
+      payments.module,
     ],
     { jobs, notifications: createNotifications(database.source, log) },
   )

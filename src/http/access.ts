@@ -15,6 +15,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Who may call the route; a route without one does not start. */
     access?: AccessLevel
+    /** The body may be left out (every field of its schema is optional): a missing one is `{}`. */
+    optionalBody?: boolean
   }
 }
 

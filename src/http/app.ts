@@ -214,10 +214,17 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
   // that takes none, and still a 400 on a route that needs one.
   const parseJson = app.getDefaultJsonParser('error', 'error')
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    if (body === '' && !req.routeOptions.schema?.body) return done(null, undefined)
+    if (body === '' && (!req.routeOptions.schema?.body || req.routeOptions.config.optionalBody)) {
+      return done(null, undefined)
+    }
     parseJson(req, body as string, done)
   })
 
+  // A route whose body may be left out (`config.optionalBody`) validates a missing one as `{}`.
+  app.addHook('preValidation', (req, _reply, done) => {
+    if (req.body === undefined && req.routeOptions.config?.optionalBody) req.body = {}
+    done()
+  })
   // Callback-style hooks: these run on every request, and an async hook costs a promise each time.
   app.addHook('onRequest', (req, reply, done) => {
     reply.headers(SECURITY_HEADERS)

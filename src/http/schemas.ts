@@ -274,6 +274,20 @@ const EXAMPLES: Partial<Record<ErrorCode, Omit<ErrorExample, 'code'>>> = {
   COMMENT_ALREADY_APPROVED: { message: 'The comment is already approved' },
   COMMENT_ALREADY_REJECTED: { message: 'The comment is already rejected' },
   CONTACT_MESSAGE_NOT_FOUND: { message: 'Contact message not found' },
+  SPONSOR_AD_NOT_FOUND: { message: 'Sponsor ad not found' },
+  SPONSOR_AD_DUPLICATE: {
+    message: 'You already have a sponsor ad for this item awaiting payment, in review or running',
+  },
+  SPONSOR_AD_INVALID_TRANSITION: { message: 'A sponsor ad in status rejected cannot be cancelled' },
+  PAYMENT_NOT_RECEIVED: {
+    message: 'The ad has not been paid for; send forceApprove: true to approve it without payment',
+  },
+  PAYMENT_NOT_CONFIGURED: {
+    message: 'Sponsor ads cannot be paid for yet: stripe checkout is not configured on this site',
+  },
+  PAYMENT_PROVIDER_ERROR: {
+    message: 'The payment provider could not start the checkout; please try again later',
+  },
   TAG_NOT_FOUND: { message: 'Tag not found' },
   TAG_NAME_EXISTS: { message: 'A tag with this name already exists' },
   TAG_ID_EXISTS: { message: 'A tag with the id "open-source" already exists; give another id' },

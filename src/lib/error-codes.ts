@@ -195,6 +195,26 @@ export const ERROR_CODES = {
   // Directory: contact messages.
   CONTACT_MESSAGE_NOT_FOUND: [404, 'No contact message has this id.'],
 
+  // Directory: sponsor ads and payments.
+  SPONSOR_AD_NOT_FOUND: [404, 'No sponsor ad has this id (or, on a user’s read, it is another user’s).'],
+  SPONSOR_AD_DUPLICATE: [
+    400,
+    'The user already has an ad for this item that awaits payment, is in review or is running.',
+  ],
+  SPONSOR_AD_INVALID_TRANSITION: [
+    400,
+    'The ad’s status does not allow this action (SPEC.md’s sponsor-ad transitions); the message names it.',
+  ],
+  PAYMENT_NOT_RECEIVED: [400, 'Approving an ad awaiting payment without `forceApprove: true`.'],
+  PAYMENT_NOT_CONFIGURED: [
+    400,
+    'The payment provider’s credentials or the interval’s price id are not set on this site.',
+  ],
+  PAYMENT_PROVIDER_ERROR: [
+    500,
+    'The payment provider refused or could not be reached; the reason is logged.',
+  ],
+
   // Directory: tags and companies.
   TAG_NOT_FOUND: [404, 'No tag has this id.'],
   TAG_NAME_EXISTS: [409, 'A tag with this name exists, whatever its case.'],

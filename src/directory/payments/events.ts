@@ -32,6 +32,17 @@ export interface SubscriptionDetails {
   trialEnd: Date | null
 }
 
+/**
+ * The payment an event reports: what names the payment itself, so the several events a provider sends for
+ * one payment (Stripe's `checkout.session.completed`, `customer.subscription.created` and `invoice.paid` for
+ * a subscription's first payment) record and apply it once; and whether it is a subscription's first
+ * payment (a checkout) or a renewal cycle.
+ */
+export interface PaymentReference {
+  reference: string
+  kind: 'initial' | 'renewal'
+}
+
 export interface PaymentEvent {
   provider: PaymentProvider
   /** The provider's event id, or `<provider>:sha256:<hex of the payload>` when it sends none. */
@@ -44,6 +55,8 @@ export interface PaymentEvent {
   amount: number | null
   currency: string | null
   subscription: SubscriptionDetails | null
+  /** Set on the event types that report money received; null when the event says it is not paid yet. */
+  payment: PaymentReference | null
 }
 
 export type EventNormalisation = { ok: true; event: PaymentEvent } | { ok: false; message: string }
@@ -99,6 +112,12 @@ const baseEvent = (provider: PaymentProvider, id: string, providerType: string, 
   amount: null,
   currency: null,
   subscription: null,
+  payment: null,
+})
+
+const initialOf = (subscriptionId: string | null, fallback: string): PaymentReference => ({
+  reference: subscriptionId ? `initial:${subscriptionId}` : fallback,
+  kind: 'initial',
 })
 
 // CONTRACT.md "Inbound payment webhooks" gives this mapping.
@@ -176,7 +195,35 @@ export function normaliseStripeEvent(payload: unknown): EventNormalisation {
       trialEnd: null,
     }
   }
+  event.payment = stripePayment(event, object, kind)
   return { ok: true, event }
+}
+
+/** Statuses of a subscription whose first payment went through (or that starts with a trial). */
+const LIVE_SUBSCRIPTION = new Set(['active', 'trialing', 'on_trial', 'past_due'])
+
+function stripePayment(event: PaymentEvent, object: Json, kind: string | null): PaymentReference | null {
+  const subscriptionId = event.subscription?.subscriptionId ?? null
+  switch (event.type) {
+    case 'payment_succeeded':
+      if (kind === 'checkout.session') {
+        // An asynchronous payment method completes the session unpaid; its payment comes later.
+        if (object.payment_status === 'unpaid') return null
+        return initialOf(subscriptionId, `checkout:${str(object.id)}`)
+      }
+      return { reference: `payment:${str(object.id)}`, kind: 'initial' }
+    case 'subscription_created':
+      return subscriptionId && LIVE_SUBSCRIPTION.has(event.subscription?.status ?? '')
+        ? initialOf(subscriptionId, '')
+        : null
+    case 'subscription_payment_succeeded':
+      // The invoice of a subscription's creation is its first payment, which its checkout also reports.
+      return object.billing_reason === 'subscription_create'
+        ? initialOf(subscriptionId, `invoice:${str(object.id)}`)
+        : { reference: `invoice:${str(object.id)}`, kind: 'renewal' }
+    default:
+      return null
+  }
 }
 
 // LemonSqueezy's documented event names (docs.lemonsqueezy.com/help/webhooks/event-types).
@@ -187,7 +234,9 @@ const LEMONSQUEEZY_TYPES: Record<string, PaymentEventType> = {
   subscription_resumed: 'subscription_updated',
   subscription_paused: 'subscription_updated',
   subscription_unpaused: 'subscription_updated',
-  subscription_cancelled: 'subscription_cancelled',
+  // A cancelled LemonSqueezy subscription runs to the end of its paid period (`ends_at`): only its
+  // expiry ends it, so the sponsor ad keeps the time its user paid for.
+  subscription_cancelled: 'subscription_updated',
   subscription_expired: 'subscription_cancelled',
   subscription_payment_success: 'subscription_payment_succeeded',
   subscription_payment_recovered: 'subscription_payment_succeeded',
@@ -237,7 +286,27 @@ export function normaliseLemonSqueezyEvent(payload: unknown): EventNormalisation
       trialEnd: isSubscription ? isoDate(attributes?.trial_ends_at) : null,
     }
   }
+  event.payment = lemonSqueezyPayment(event, data, attributes)
   return { ok: true, event }
+}
+
+function lemonSqueezyPayment(event: PaymentEvent, data: Json | null, attributes: Json | null) {
+  switch (event.type) {
+    case 'payment_succeeded':
+      return { reference: `order:${str(data?.id)}`, kind: 'initial' } as const
+    case 'subscription_created':
+      // The subscription names the order that paid for it, which `order_created` reports too.
+      return LIVE_SUBSCRIPTION.has(event.subscription?.status ?? '') && str(attributes?.order_id)
+        ? ({ reference: `order:${str(attributes?.order_id)}`, kind: 'initial' } as const)
+        : null
+    case 'subscription_payment_succeeded':
+      // The first invoice is the order `order_created` reported; the others are renewals.
+      return attributes?.billing_reason === 'initial'
+        ? null
+        : ({ reference: `invoice:${str(data?.id)}`, kind: 'renewal' } as const)
+    default:
+      return null
+  }
 }
 
 // Polar's documented event names (docs.polar.sh/api-reference/webhooks); orders go by billing_reason below.
@@ -246,6 +315,7 @@ const POLAR_TYPES: Record<string, PaymentEventType> = {
   'subscription.updated': 'subscription_updated',
   'subscription.active': 'subscription_updated',
   'subscription.uncanceled': 'subscription_updated',
+  // Set below: a cancellation at the period's end keeps the subscription (and the ad) until then.
   'subscription.canceled': 'subscription_cancelled',
   'subscription.revoked': 'subscription_cancelled',
   'order.refunded': 'refund_succeeded',
@@ -265,6 +335,9 @@ export function normalisePolarEvent(payload: unknown, webhookId?: string): Event
   if (providerType === 'order.paid') {
     type =
       data?.billing_reason === 'subscription_cycle' ? 'subscription_payment_succeeded' : 'payment_succeeded'
+  }
+  if (providerType === 'subscription.canceled' && data?.cancel_at_period_end === true) {
+    type = 'subscription_updated'
   }
   const event: PaymentEvent = {
     ...baseEvent('polar', webhookId || payloadId('polar', body), providerType, type),
@@ -298,6 +371,18 @@ export function normalisePolarEvent(payload: unknown, webhookId?: string): Event
       cancelledAt: null,
       trialEnd: null,
     }
+  }
+  const subscriptionId = event.subscription?.subscriptionId ?? null
+  if (event.type === 'payment_succeeded') {
+    event.payment = initialOf(subscriptionId, `order:${str(data.id)}`)
+  } else if (event.type === 'subscription_payment_succeeded') {
+    event.payment = { reference: `order:${str(data.id)}`, kind: 'renewal' }
+  } else if (
+    event.type === 'subscription_created' &&
+    subscriptionId &&
+    LIVE_SUBSCRIPTION.has(event.subscription?.status ?? '')
+  ) {
+    event.payment = initialOf(subscriptionId, '')
   }
   return { ok: true, event }
 }
@@ -343,6 +428,12 @@ export function normaliseSolidgateEvent(payload: unknown, requestId?: string): E
       cancelledAt: isoDate(data.cancelled_at),
       trialEnd: null,
     }
+  }
+  const subscriptionId = event.subscription?.subscriptionId ?? null
+  if (event.type === 'payment_succeeded') {
+    event.payment = initialOf(subscriptionId, `order:${str(data.order_id) ?? event.id}`)
+  } else if (event.type === 'subscription_created' && subscriptionId) {
+    event.payment = initialOf(subscriptionId, '')
   }
   return { ok: true, event }
 }

@@ -3,7 +3,8 @@ import { createTransport } from 'nodemailer'
 /** One plain-text email; the sender is the mailer's (`SMTP_FROM`). */
 export interface OutgoingMail {
   to: string
-  replyTo: { name: string; address: string }
+  /** Where replies go; without it, to the sender (`SMTP_FROM`). */
+  replyTo?: { name: string; address: string }
   subject: string
   text: string
 }

@@ -116,6 +116,57 @@ describe('Stripe event normalisation', () => {
     assert.equal(event.amount, 5000)
     assert.equal(event.metadata, null)
   })
+  it('names a subscription’s first payment once across its checkout, subscription and invoice', () => {
+    const checkout = stripe('checkout.session.completed', {
+      object: 'checkout.session',
+      id: 'cs_1',
+      mode: 'subscription',
+      payment_status: 'paid',
+      subscription: 'sub_1',
+    })
+    const created = stripe('customer.subscription.created', {
+      object: 'subscription',
+      id: 'sub_1',
+      status: 'active',
+    })
+    const invoice = stripe('invoice.paid', {
+      object: 'invoice',
+      id: 'in_1',
+      billing_reason: 'subscription_create',
+      subscription: 'sub_1',
+    })
+    const first = { reference: 'initial:sub_1', kind: 'initial' }
+    assert.deepEqual(checkout.payment, first)
+    assert.deepEqual(created.payment, first)
+    assert.deepEqual(invoice.payment, first)
+    // Invoice.paid and invoice.payment_succeeded report the same renewal.
+    const cycle = {
+      object: 'invoice',
+      id: 'in_2',
+      billing_reason: 'subscription_cycle',
+      subscription: 'sub_1',
+    }
+    assert.deepEqual(stripe('invoice.paid', cycle).payment, { reference: 'invoice:in_2', kind: 'renewal' })
+    assert.deepEqual(
+      stripe('invoice.payment_succeeded', cycle).payment,
+      stripe('invoice.paid', cycle).payment,
+    )
+    // Not paid yet: an asynchronous payment method, an incomplete subscription.
+    assert.equal(
+      stripe('checkout.session.completed', {
+        object: 'checkout.session',
+        id: 'cs_2',
+        payment_status: 'unpaid',
+      }).payment,
+      null,
+    )
+    assert.equal(
+      stripe('customer.subscription.created', { object: 'subscription', id: 'sub_2', status: 'incomplete' })
+        .payment,
+      null,
+    )
+    assert.equal(stripe('invoice.payment_failed', cycle).payment, null)
+  })
   it('refuses a body without id or type', () => {
     assert.equal(normaliseStripeEvent({ type: 'invoice.paid' }).ok, false)
     assert.equal(normaliseStripeEvent(null).ok, false)
@@ -133,7 +184,8 @@ describe('LemonSqueezy event normalisation', () => {
       ['subscription_created', 'subscription_created'],
       ['subscription_updated', 'subscription_updated'],
       ['subscription_resumed', 'subscription_updated'],
-      ['subscription_cancelled', 'subscription_cancelled'],
+      // Cancelled runs to the end of the paid period; only its expiry ends the subscription.
+      ['subscription_cancelled', 'subscription_updated'],
       ['subscription_expired', 'subscription_cancelled'],
       ['subscription_payment_success', 'subscription_payment_succeeded'],
       ['subscription_payment_recovered', 'subscription_payment_succeeded'],
@@ -143,6 +195,24 @@ describe('LemonSqueezy event normalisation', () => {
     ]
     for (const [name, type] of cases)
       assert.equal(lemon(name, { type: 'subscriptions', id: '1' }).type, type, name)
+  })
+  it('names the order once across order_created and subscription_created; renewals by invoice', () => {
+    const order = lemon('order_created', { type: 'orders', id: '7', attributes: { status: 'paid' } })
+    const created = lemon('subscription_created', {
+      type: 'subscriptions',
+      id: '99',
+      attributes: { status: 'active', order_id: 7 },
+    })
+    assert.deepEqual(order.payment, { reference: 'order:7', kind: 'initial' })
+    assert.deepEqual(created.payment, order.payment)
+    const invoice = (billing_reason: string) =>
+      lemon('subscription_payment_success', {
+        type: 'subscription-invoices',
+        id: '5',
+        attributes: { subscription_id: 99, billing_reason },
+      })
+    assert.equal(invoice('initial').payment, null)
+    assert.deepEqual(invoice('renewal').payment, { reference: 'invoice:5', kind: 'renewal' })
   })
   it('maps order_created by its status', () => {
     assert.equal(
@@ -271,6 +341,31 @@ describe('Polar event normalisation', () => {
     assert.equal(event.subscription?.interval, 'month')
     assert.equal(event.subscription?.cancelAtPeriodEnd, true)
     assert.deepEqual(event.subscription?.currentPeriodEnd, new Date('2026-04-01T00:00:00Z'))
+    // Cancelled at the period's end: the subscription (and its ad) runs until then.
+    assert.equal(event.type, 'subscription_updated')
+    assert.equal(
+      polar('subscription.canceled', { id: 's_1', cancel_at_period_end: false }).type,
+      'subscription_cancelled',
+    )
+  })
+  it('names each payment once, whichever event reports it', () => {
+    const first = polar('order.paid', {
+      id: 'o_1',
+      billing_reason: 'subscription_create',
+      subscription_id: 's_1',
+    })
+    const created = polar('subscription.created', { id: 's_1', status: 'active' })
+    assert.deepEqual(first.payment, { reference: 'initial:s_1', kind: 'initial' })
+    assert.deepEqual(created.payment, first.payment)
+    assert.equal(polar('subscription.created', { id: 's_1', status: 'incomplete' }).payment, null)
+    assert.deepEqual(
+      polar('order.paid', { id: 'o_2', billing_reason: 'subscription_cycle', subscription_id: 's_1' })
+        .payment,
+      {
+        reference: 'order:o_2',
+        kind: 'renewal',
+      },
+    )
   })
   it('falls back to a payload id without webhook-id', () => {
     assert.match(eventOf(normalisePolarEvent({ type: 'order.paid', data: {} })).id, /^polar:sha256:/)

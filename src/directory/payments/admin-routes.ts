@@ -1,0 +1,199 @@
+import { and, count, desc, eq, getTableColumns, sql } from 'drizzle-orm'
+import { type Static, Type } from 'typebox'
+import type { Db } from '../../db/index.ts'
+import type { App } from '../../http/app.ts'
+import { invalidField, NullableTimestamp, Query, Timestamp } from '../../http/schemas.ts'
+import { fetchPage, PageMetaFields, PageQueryFields } from '../../lib/pagination.ts'
+import { errors, pageAnswer } from '../http/schemas.ts'
+import { PaymentRecord, SubscriptionRecord } from '../sponsor-ads/schemas.ts'
+import { paymentRecordOf, subscriptionRecordOf } from '../sponsor-ads/service.ts'
+import {
+  PAYMENT_KINDS,
+  paymentSubscriptions,
+  paymentWebhookEvents,
+  sponsorAdPayments,
+  WEBHOOK_EVENT_STATUSES,
+} from './tables.ts'
+import { WEBHOOK_PROVIDERS } from './webhook-routes.ts'
+
+const tags = ['payments']
+const Provider = Type.Enum([...WEBHOOK_PROVIDERS])
+
+const PaymentQuery = Query({
+  ...PageQueryFields,
+  provider: Type.Optional(Provider),
+  kind: Type.Optional(Type.Enum([...PAYMENT_KINDS])),
+  sponsorAdId: Type.Optional(Type.String({ format: 'uuid' })),
+})
+const SubscriptionQuery = Query({
+  ...PageQueryFields,
+  provider: Type.Optional(Provider),
+  status: Type.Optional(Type.String({ maxLength: 40, examples: ['past_due'] })),
+  sponsorAdId: Type.Optional(Type.String({ format: 'uuid' })),
+})
+const EventQuery = Query({
+  ...PageQueryFields,
+  provider: Type.Optional(Provider),
+  status: Type.Optional(Type.Enum([...WEBHOOK_EVENT_STATUSES])),
+})
+
+const StoredEvent = Type.Object({
+  id: Type.String(),
+  provider: Type.String({ examples: ['stripe'] }),
+  eventId: Type.String({ examples: ['evt_1QbC2e'] }),
+  type: Type.String({ description: 'the normalised type', examples: ['payment_succeeded'] }),
+  providerType: Type.String({ examples: ['checkout.session.completed'] }),
+  status: Type.Enum([...WEBHOOK_EVENT_STATUSES], {
+    description:
+      '`received` (stored, its processing to come or to be retried), `processed`, or `failed` (given up)',
+  }),
+  attempts: Type.Integer(),
+  outcome: Type.Union([Type.String(), Type.Null()], {
+    examples: ['payment initial:sub_1 applied: ad 5b8e… moved to pending'],
+  }),
+  lastError: Type.Union([Type.String(), Type.Null()]),
+  bytes: Type.Integer({ description: 'the size of the raw body kept' }),
+  receivedAt: Timestamp,
+  processedAt: NullableTimestamp,
+  nextAttemptAt: NullableTimestamp,
+})
+
+const Meta = Type.Object(PageMetaFields)
+const totalOf = (rows: { n: number }[]) => rows[0]?.n ?? 0
+const listAnswer = (item: Parameters<typeof Type.Array>[0], description: string) =>
+  Type.Object({ success: Type.Literal(true), data: Type.Array(item), meta: Meta }, { description })
+
+/**
+ * What the payment providers reported, for the admins: the payment records, the provider subscriptions
+ * and the stored webhook events (kept 24 hours once processed), newest first.
+ */
+export function adminPaymentRoutes(app: App, { db }: { db: Db }) {
+  app.get(
+    '/api/admin/payments',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Payment records',
+        description:
+          'Every payment, failed payment and refund the providers reported, newest first, each recorded once ' +
+          'whatever number of events reported it; `effect` says what it did to its ad. Filters: `provider`, ' +
+          '`kind`, `sponsorAdId`.',
+        querystring: PaymentQuery,
+        response: {
+          200: listAnswer(PaymentRecord, 'A page of payment records'),
+          ...errors(
+            [400, invalidField('query.kind', 'must be one of initial, renewal, failed, refund')],
+            401,
+            403,
+          ),
+        },
+      },
+    },
+    async (req) => {
+      const q = req.query as Static<typeof PaymentQuery>
+      const t = sponsorAdPayments
+      const where = and(
+        q.provider ? eq(t.provider, q.provider) : undefined,
+        q.kind ? eq(t.kind, q.kind) : undefined,
+        q.sponsorAdId ? eq(t.sponsorAdId, q.sponsorAdId) : undefined,
+      )
+      return pageAnswer(
+        await fetchPage(q, {
+          rows: async (limit, offset) =>
+            (
+              await db
+                .select()
+                .from(t)
+                .where(where)
+                .orderBy(desc(t.createdAt), desc(t.id))
+                .limit(limit)
+                .offset(offset)
+            ).map(paymentRecordOf),
+          total: async () => totalOf(await db.select({ n: count() }).from(t).where(where)),
+        }),
+      )
+    },
+  )
+
+  app.get(
+    '/api/admin/payments/subscriptions',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Provider subscriptions',
+        description:
+          'SPEC.md’s normalised subscriptions as their events left them, most recently changed first. A ' +
+          'failed renewal marks one `past_due`. Filters: `provider`, `status`, `sponsorAdId`.',
+        querystring: SubscriptionQuery,
+        response: {
+          200: listAnswer(SubscriptionRecord, 'A page of subscriptions'),
+          ...errors(400, 401, 403),
+        },
+      },
+    },
+    async (req) => {
+      const q = req.query as Static<typeof SubscriptionQuery>
+      const t = paymentSubscriptions
+      const where = and(
+        q.provider ? eq(t.provider, q.provider) : undefined,
+        q.status ? eq(t.status, q.status) : undefined,
+        q.sponsorAdId ? eq(t.sponsorAdId, q.sponsorAdId) : undefined,
+      )
+      return pageAnswer(
+        await fetchPage(q, {
+          rows: async (limit, offset) =>
+            (
+              await db
+                .select()
+                .from(t)
+                .where(where)
+                .orderBy(desc(t.updatedAt), desc(t.id))
+                .limit(limit)
+                .offset(offset)
+            ).map(subscriptionRecordOf),
+          total: async () => totalOf(await db.select({ n: count() }).from(t).where(where)),
+        }),
+      )
+    },
+  )
+
+  app.get(
+    '/api/admin/payments/events',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Stored webhook events',
+        description:
+          'The verified events of the last 24 hours (and any still to be processed), newest first, with what ' +
+          'processing did or why it failed. Filters: `provider`, `status`.',
+        querystring: EventQuery,
+        response: { 200: listAnswer(StoredEvent, 'A page of stored events'), ...errors(400, 401, 403) },
+      },
+    },
+    async (req) => {
+      const q = req.query as Static<typeof EventQuery>
+      const t = paymentWebhookEvents
+      const where = and(
+        q.provider ? eq(t.provider, q.provider) : undefined,
+        q.status ? eq(t.status, q.status) : undefined,
+      )
+      const { rawBody: _rawBody, ...columns } = getTableColumns(t)
+      return pageAnswer(
+        await fetchPage(q, {
+          rows: async (limit, offset) =>
+            db
+              .select({ ...columns, bytes: sql<number>`octet_length(${t.rawBody})` })
+              .from(t)
+              .where(where)
+              .orderBy(desc(t.receivedAt), desc(t.id))
+              .limit(limit)
+              .offset(offset),
+          total: async () => totalOf(await db.select({ n: count() }).from(t).where(where)),
+        }),
+      )
+    },
+  )
+}

@@ -1,0 +1,251 @@
+import type { Logger } from 'pino'
+import { Type } from 'typebox'
+import type { App } from '../../http/app.ts'
+import { describeRule, type RateLimit } from '../../http/rate-limit.ts'
+import type { Clock } from '../../lib/clock.ts'
+import { RATE_LIMITS } from '../rate-limit.ts'
+import { normaliseEvent, type PaymentProcessing } from './processing.ts'
+import {
+  headerValues,
+  type PaymentProvider,
+  SIGNATURE_HEADERS,
+  SIGNATURE_TOLERANCE_SECONDS,
+  signatureVerifiers,
+} from './signatures.ts'
+
+export const WEBHOOK_PROVIDERS: readonly PaymentProvider[] = ['stripe', 'lemonsqueezy', 'polar', 'solidgate']
+
+/** What each provider is told to send, and how it signs: the diagnostic answer and the README's guide. */
+export const WEBHOOK_SETUP: Record<
+  PaymentProvider,
+  { name: string; secret: string; signature: string; events: readonly string[] }
+> = {
+  stripe: {
+    name: 'Stripe',
+    secret: 'STRIPE_WEBHOOK_SECRET',
+    signature: `the \`Stripe-Signature\` header (HMAC-SHA256, timestamp within ${SIGNATURE_TOLERANCE_SECONDS / 60} minutes)`,
+    events: [
+      'checkout.session.completed',
+      'customer.subscription.created',
+      'customer.subscription.updated',
+      'customer.subscription.deleted',
+      'customer.subscription.trial_will_end',
+      'invoice.paid',
+      'invoice.payment_failed',
+      'charge.refunded',
+    ],
+  },
+  lemonsqueezy: {
+    name: 'LemonSqueezy',
+    secret: 'LEMONSQUEEZY_WEBHOOK_SECRET',
+    signature: 'the `X-Signature` header (hex HMAC-SHA256 of the body)',
+    events: [
+      'order_created',
+      'order_refunded',
+      'subscription_created',
+      'subscription_updated',
+      'subscription_cancelled',
+      'subscription_expired',
+      'subscription_payment_success',
+      'subscription_payment_failed',
+      'subscription_payment_recovered',
+      'subscription_payment_refunded',
+    ],
+  },
+  polar: {
+    name: 'Polar',
+    secret: 'POLAR_WEBHOOK_SECRET',
+    signature: `the Standard Webhooks headers \`webhook-id\`, \`webhook-timestamp\` (within ${SIGNATURE_TOLERANCE_SECONDS / 60} minutes) and \`webhook-signature\``,
+    events: [
+      'order.paid',
+      'order.refunded',
+      'subscription.created',
+      'subscription.updated',
+      'subscription.active',
+      'subscription.canceled',
+      'subscription.uncanceled',
+      'subscription.revoked',
+    ],
+  },
+  solidgate: {
+    name: 'Solidgate',
+    secret: 'SOLIDGATE_WEBHOOK_SECRET',
+    signature: 'the `x-signature` (or `solidgate-signature`) header (lowercase hex HMAC-SHA512 of the body)',
+    events: [
+      'payment.succeeded',
+      'payment.failed',
+      'subscription.created',
+      'subscription.updated',
+      'subscription.cancelled',
+      'refund.processed',
+    ],
+  },
+}
+
+const WebhookError = Type.Object(
+  { error: Type.String({ examples: ['No signature provided'] }) },
+  { description: 'SPEC.md’s payment-webhook error body' },
+)
+
+const Received = Type.Object(
+  { received: Type.Literal(true) },
+  {
+    description: 'Verified and stored: it applies once, however often it is sent',
+    examples: [{ received: true }],
+  },
+)
+
+const Diagnostic = Type.Object({
+  message: Type.String(),
+  instructions: Type.String(),
+  method: Type.Literal('POST'),
+})
+
+const RefusedAnswer = Type.Object(WebhookError.properties, {
+  description: 'No signature, a bad one, a body that is not an event, or no secret configured',
+  examples: [
+    { error: 'No signature provided' },
+    { error: 'Invalid signature' },
+    { error: 'Invalid JSON body' },
+  ],
+})
+const NotStoredAnswer = Type.Object(WebhookError.properties, {
+  description: 'Not stored: the provider should send it again',
+  examples: [{ error: 'The event could not be stored; send it again' }],
+})
+
+/** The id a provider sends outside the body: Polar's `webhook-id`, Solidgate's `x-request-id`. */
+function headerId(provider: PaymentProvider, headers: Record<string, string | string[] | undefined>) {
+  const name = provider === 'polar' ? 'webhook-id' : provider === 'solidgate' ? 'x-request-id' : undefined
+  return name ? headerValues(headers, name)[0]?.slice(0, 255) : undefined
+}
+
+export interface PaymentWebhookDeps {
+  processing: PaymentProcessing
+  rateLimit: RateLimit
+  clock: Clock
+  log: Pick<Logger, 'info' | 'warn' | 'error'>
+  /** Each provider's signing secret; a provider without one refuses every event. */
+  secrets: Record<PaymentProvider, string | undefined>
+  appUrl: string
+}
+
+/**
+ * `POST /api/{provider}/webhook` for the four providers, and the `GET` that says how to set each up. The
+ * routes take the body as raw bytes (any content type): signatures are checked on exactly what was sent.
+ */
+export function paymentWebhookRoutes(app: App, deps: PaymentWebhookDeps) {
+  const { processing, rateLimit, clock, log, secrets } = deps
+  const limit = rateLimit('POST /api/webhook/*', RATE_LIMITS.webhook)
+  app.register(async (scope) => {
+    scope.removeAllContentTypeParsers()
+    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body))
+
+    for (const provider of WEBHOOK_PROVIDERS) {
+      const setup = WEBHOOK_SETUP[provider]
+      const url = `/api/${provider}/webhook`
+      scope.post(
+        url,
+        {
+          config: { access: 'public' },
+          preHandler: limit,
+          schema: {
+            tags: ['payment-webhooks'],
+            summary: `Receive a ${setup.name} event`,
+            description:
+              `${setup.name} calls this with each event, signed with ${setup.signature} under \`${setup.secret}\`. ` +
+              'The signature is checked on the raw bytes, in constant time. A verified event is stored before ' +
+              'it is answered `{received:true}`, and applied once: its id (the body’s `id`, or the provider’s ' +
+              'id header) seen again within 24 hours is acknowledged and not applied again, also when two ' +
+              'instances receive it at once. An event whose handling fails is still acknowledged, and retried ' +
+              'from its stored copy. Answers 400 `{error}` without a signature, for a bad or expired ' +
+              `signature, an unparseable body or no configured secret. ${describeRule(RATE_LIMITS.webhook)}, ` +
+              'per client (`RATE_LIMIT_BYPASS_LOCALHOST` lets a local relay skip it).',
+            response: {
+              200: Received,
+              400: RefusedAnswer,
+              500: NotStoredAnswer,
+            },
+          },
+        },
+        async (req, reply) => {
+          const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0)
+          const signed = SIGNATURE_HEADERS[provider].some(
+            (name) => headerValues(req.headers, name).length > 0,
+          )
+          if (!signed) return reply.code(400).send({ error: 'No signature provided' })
+          const secret = secrets[provider]
+          if (!secret) {
+            log.error({ provider }, `${setup.name} webhook received but ${setup.secret} is not set`)
+            return reply.code(400).send({ error: `${setup.name} webhooks are not configured on this site` })
+          }
+          const verdict = signatureVerifiers[provider](raw, req.headers, secret, clock.now())
+          if (!verdict.ok) {
+            log.warn({ provider, reason: verdict.message }, 'payment webhook refused: signature')
+            return reply.code(400).send({
+              error:
+                verdict.reason === 'expired'
+                  ? 'Signature timestamp outside the tolerance'
+                  : 'Invalid signature',
+            })
+          }
+          let payload: unknown
+          try {
+            payload = JSON.parse(raw.toString('utf8'))
+          } catch {
+            return reply.code(400).send({ error: 'Invalid JSON body' })
+          }
+          const normalised = normaliseEvent(provider, payload, headerId(provider, req.headers))
+          if (!normalised.ok) return reply.code(400).send({ error: normalised.message })
+          const event = normalised.event
+          try {
+            const outcome = await processing.receive(event, raw)
+            req.log.info(
+              { provider, eventId: event.id, type: event.providerType, outcome },
+              'payment webhook',
+            )
+          } catch (error) {
+            // Not stored: the provider must send it again, so it is not acknowledged.
+            log.error(
+              { provider, eventId: event.id, err: error instanceof Error ? error.message : String(error) },
+              'payment webhook not stored',
+            )
+            return reply.code(500).send({ error: 'The event could not be stored; send it again' })
+          }
+          return { received: true as const }
+        },
+      )
+
+      scope.get(
+        url,
+        {
+          config: { access: 'public' },
+          schema: {
+            tags: ['payment-webhooks'],
+            summary: `How to point ${setup.name} here`,
+            description:
+              'A diagnostic: this endpoint takes POSTs from the provider; the answer says how to set it up.',
+            response: {
+              200: Type.Object(Diagnostic.properties, {
+                examples: [
+                  {
+                    message: `${setup.name} webhook endpoint`,
+                    instructions: `At ${setup.name}, add a webhook to ${new URL(url, 'https://directory.example.com')} …`,
+                    method: 'POST',
+                  },
+                ],
+              }),
+            },
+          },
+        },
+        async () => ({
+          message: `${setup.name} webhook endpoint`,
+          instructions:
+            `At ${setup.name}, add a webhook to ${new URL(url, deps.appUrl)} sending ${setup.events.join(', ')}, ` +
+            `and set ${setup.secret} to its signing secret. Events are signed with ${setup.signature.replace(/`/g, '')}.`,
+          method: 'POST' as const,
+        }),
+      )
+    }
+  })
+}

@@ -1,0 +1,65 @@
+import type { Logger } from 'pino'
+import type { Config } from '../../config.ts'
+import type { Db } from '../../db/index.ts'
+import type { Module } from '../../http/modules.ts'
+import type { PaymentGateways } from '../../integrations/payments/gateway.ts'
+import type { Jobs } from '../../jobs/index.ts'
+import type { Clock } from '../../lib/clock.ts'
+import { adminSponsorAdRoutes, publicSponsorAdRoutes, userSponsorAdRoutes } from './routes.ts'
+import {
+  createSponsorAdService,
+  SPONSOR_EXPIRY_JOB,
+  SUBSCRIPTION_CANCEL_JOB,
+  type SubscriptionCancelJob,
+} from './service.ts'
+
+/**
+ * Sponsor ads: the public shelf, a user's own ads with checkout and renewal through the configured
+ * payment provider, the admins' review, the scheduled expiry, and the retried cancellation of provider
+ * subscriptions.
+ */
+export function sponsorAdsModule(deps: {
+  db: Db
+  clock: Clock
+  log: Pick<Logger, 'info' | 'warn' | 'error'>
+  jobs: Pick<Jobs, 'send'>
+  gateways: PaymentGateways
+  config: Pick<
+    Config,
+    | 'paymentProvider'
+    | 'appUrl'
+    | 'sponsorWeeklyPrice'
+    | 'sponsorMonthlyPrice'
+    | 'sponsorCurrency'
+    | 'sponsorExpiryCron'
+  >
+  redirectOrigins: ReadonlySet<string>
+}) {
+  const ads = createSponsorAdService(deps)
+  const module: Module = {
+    name: 'sponsor-ads',
+    routes: (app) => {
+      publicSponsorAdRoutes(app, { ads })
+      userSponsorAdRoutes(app, { ads })
+      adminSponsorAdRoutes(app, { ads })
+    },
+    jobs: [
+      {
+        name: SPONSOR_EXPIRY_JOB,
+        cron: deps.config.sponsorExpiryCron,
+        handler: async () => {
+          await ads.expire()
+        },
+      },
+      {
+        name: SUBSCRIPTION_CANCEL_JOB,
+        handler: async (job: SubscriptionCancelJob) => ads.cancelSubscription(job),
+        // A provider that fails (5xx, 429, no answer) is tried again with backoff for about a day.
+        retryLimit: 12,
+        retryDelaySeconds: 30,
+        retryBackoff: true,
+      },
+    ],
+  }
+  return { ads, module }
+}
