@@ -55,6 +55,17 @@ export const platformErrorShape: ErrorShape = (body, status) => {
 }
 
 /** The directory's error body (SPEC.md): `{success: false, error, code, details?}`. */
+/**
+ * SPEC.md's payment-webhook error body, `{error}`: what the webhook routes answer themselves (no signature, a
+ * bad one, an unparseable body). The answers every route shares (413, 429) keep the directory's shape.
+ */
+export const paymentWebhookErrorShape: ErrorShape = (body) => {
+  if (!isObject(body)) return ['the error body is not a JSON object']
+  const problems = extraKeys(body, ['error'])
+  if (typeof body.error !== 'string' || body.error === '') problems.push('`error` is not a non-empty string')
+  return problems
+}
+
 export const directoryErrorShape: ErrorShape = (body) => {
   if (!isObject(body)) return ['the error body is not a JSON object']
   const problems = extraKeys(body, ['success', 'error', 'code', 'details'])
@@ -98,6 +109,8 @@ function repeatedRequest(request: FuzzRequest, body: unknown): string[] {
 
 export interface AnswerRules {
   errorShape: ErrorShape
+  /** A route's own error shape where the specification prescribes one (the payment webhooks' `{error}`). */
+  errorShapeOf?(request: FuzzRequest, status: number): ErrorShape | undefined
   /** The validator of a route's declared JSON answer for a status, if it declares one. */
   response(method: string, path: string, status: number): ResponseCheck | undefined
   /** The statuses a route declares, or undefined for a path and method the document does not have. */
@@ -150,7 +163,8 @@ export function problemsOf(request: FuzzRequest, answer: Answer, rules: AnswerRu
     if (!json) problems.push(`the error is ${type || 'untyped'}, not JSON`)
     else if (!json.ok) problems.push('the error body is not valid JSON')
     else {
-      problems.push(...rules.errorShape(json.value, answer.status))
+      const shape = rules.errorShapeOf?.(request, answer.status) ?? rules.errorShape
+      problems.push(...shape(json.value, answer.status))
       problems.push(...repeatedRequest(request, json.value))
     }
     return problems

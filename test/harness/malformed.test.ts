@@ -45,6 +45,7 @@ function rulesOf(target: Target, document: OpenApiDocument): AnswerRules {
   )
   return {
     errorShape: target.errorShape,
+    ...(target.errorShapeOf ? { errorShapeOf: target.errorShapeOf } : {}),
     response: responseValidators(document),
     declared: (method, path) => statuses.get(`${method} ${path}`),
     ...(target.prescribedServerError ? { prescribedServerError: target.prescribedServerError } : {}),

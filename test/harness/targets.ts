@@ -18,7 +18,12 @@ import {
   startPlatform,
   uniqueEmail,
 } from '../helpers/apps.ts'
-import { type AnswerRules, directoryErrorShape, platformErrorShape } from './answers.ts'
+import {
+  type AnswerRules,
+  directoryErrorShape,
+  paymentWebhookErrorShape,
+  platformErrorShape,
+} from './answers.ts'
 import type { FuzzRequest } from './requests.ts'
 import { type Answer, Pools } from './send.ts'
 
@@ -31,6 +36,7 @@ export interface Target {
   auths: readonly (readonly [string, number])[]
   credentials(auth: string): Record<string, string>
   errorShape: AnswerRules['errorShape']
+  errorShapeOf?: AnswerRules['errorShapeOf']
   prescribedServerError?: AnswerRules['prescribedServerError']
   /** Makes sure the signed-in callers still are (a generated request may sign one out). */
   refresh(): Promise<void>
@@ -356,6 +362,9 @@ export async function directoryTarget(): Promise<Target> {
     ],
     credentials: (auth) => credentials[auth] ?? {},
     errorShape: directoryErrorShape,
+    // SPEC.md: the payment webhooks answer their own refusals `{error}`.
+    errorShapeOf: (request, status) =>
+      status === 400 && /^\/api\/[a-z]+\/webhook$/.test(request.path) ? paymentWebhookErrorShape : undefined,
     // SPEC.md: the Git routes answer 500 while DATA_REPOSITORY or GIT_TOKEN is unset.
     prescribedServerError: (request, answer, body) =>
       request.path === GIT_PATH &&

@@ -129,7 +129,15 @@ const services = [
 ] as const
 
 /** Error answers that are not in the service's error shape, by design. */
-const OWN_SHAPE_ERRORS = new Set(['GET /readyz 503', 'GET /api/collections/exists 500'])
+const OWN_SHAPE_ERRORS = new Set([
+  'GET /readyz 503',
+  'GET /api/collections/exists 500',
+  // SPEC.md: the payment webhooks answer `{error}`.
+  ...['stripe', 'lemonsqueezy', 'polar', 'solidgate'].flatMap((provider) => [
+    `POST /api/${provider}/webhook 400`,
+    `POST /api/${provider}/webhook 500`,
+  ]),
+])
 
 const RATE_LIMIT_HEADERS = ['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']
 

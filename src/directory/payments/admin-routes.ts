@@ -60,8 +60,74 @@ const StoredEvent = Type.Object({
 
 const Meta = Type.Object(PageMetaFields)
 const totalOf = (rows: { n: number }[]) => rows[0]?.n ?? 0
-const listAnswer = (item: Parameters<typeof Type.Array>[0], description: string) =>
-  Type.Object({ success: Type.Literal(true), data: Type.Array(item), meta: Meta }, { description })
+const listAnswer = (item: Parameters<typeof Type.Array>[0], description: string, example: unknown) =>
+  Type.Object(
+    { success: Type.Literal(true), data: Type.Array(item), meta: Meta },
+    {
+      description,
+      examples: [{ success: true, data: [example], meta: { page: 1, limit: 10, total: 1, totalPages: 1 } }],
+    },
+  )
+
+const AT = '2026-11-23T10:00:00.000Z'
+const AD_ID = '5b8e2c4a-1d3f-4e6a-9b7c-0d2e4f6a8b1c'
+const USER_ID = '7a1c9e3b-2d4f-4a6b-8c0d-1e2f3a4b5c6d'
+const EXAMPLE_PAYMENT = {
+  id: '0c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f',
+  provider: 'stripe',
+  reference: 'initial:sub_1QbC2d',
+  kind: 'initial',
+  eventId: 'evt_1QbC2e',
+  eventType: 'checkout.session.completed',
+  sponsorAdId: AD_ID,
+  userId: USER_ID,
+  amount: 30000,
+  currency: 'usd',
+  subscriptionId: 'sub_1QbC2d',
+  customerId: 'cus_R2d4',
+  effect: 'submitted',
+  createdAt: AT,
+}
+const EXAMPLE_SUBSCRIPTION = {
+  id: '1d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a',
+  provider: 'stripe',
+  subscriptionId: 'sub_1QbC2d',
+  userId: USER_ID,
+  sponsorAdId: AD_ID,
+  planId: 'sponsor_ad_monthly',
+  status: 'active',
+  startDate: AT,
+  endDate: '2026-12-23T10:00:00.000Z',
+  priceId: 'price_1QbC2f',
+  customerId: 'cus_R2d4',
+  currency: 'usd',
+  amount: 30000,
+  interval: 'month',
+  intervalCount: 1,
+  trialStart: null,
+  trialEnd: null,
+  cancelledAt: null,
+  cancelAtPeriodEnd: false,
+  cancelReason: null,
+  metadata: { type: 'sponsor_ad', sponsorAdId: AD_ID, itemSlug: 'blue-bottle-coffee' },
+  createdAt: AT,
+  updatedAt: AT,
+}
+const EXAMPLE_EVENT = {
+  id: '2e3f4a5b-6c7d-4e8f-9a0b-1c2d3e4f5a6b',
+  provider: 'stripe',
+  eventId: 'evt_1QbC2e',
+  type: 'payment_succeeded',
+  providerType: 'checkout.session.completed',
+  status: 'processed',
+  attempts: 1,
+  outcome: `payment initial:sub_1QbC2d applied: ad ${AD_ID} moved to pending`,
+  lastError: null,
+  bytes: 2048,
+  receivedAt: AT,
+  processedAt: AT,
+  nextAttemptAt: null,
+}
 
 /**
  * What the payment providers reported, for the admins: the payment records, the provider subscriptions
@@ -81,7 +147,7 @@ export function adminPaymentRoutes(app: App, { db }: { db: Db }) {
           '`kind`, `sponsorAdId`.',
         querystring: PaymentQuery,
         response: {
-          200: listAnswer(PaymentRecord, 'A page of payment records'),
+          200: listAnswer(PaymentRecord, 'A page of payment records', EXAMPLE_PAYMENT),
           ...errors(
             [400, invalidField('query.kind', 'must be one of initial, renewal, failed, refund')],
             401,
@@ -128,7 +194,7 @@ export function adminPaymentRoutes(app: App, { db }: { db: Db }) {
           'failed renewal marks one `past_due`. Filters: `provider`, `status`, `sponsorAdId`.',
         querystring: SubscriptionQuery,
         response: {
-          200: listAnswer(SubscriptionRecord, 'A page of subscriptions'),
+          200: listAnswer(SubscriptionRecord, 'A page of subscriptions', EXAMPLE_SUBSCRIPTION),
           ...errors(400, 401, 403),
         },
       },
@@ -170,7 +236,10 @@ export function adminPaymentRoutes(app: App, { db }: { db: Db }) {
           'The verified events of the last 24 hours (and any still to be processed), newest first, with what ' +
           'processing did or why it failed. Filters: `provider`, `status`.',
         querystring: EventQuery,
-        response: { 200: listAnswer(StoredEvent, 'A page of stored events'), ...errors(400, 401, 403) },
+        response: {
+          200: listAnswer(StoredEvent, 'A page of stored events', EXAMPLE_EVENT),
+          ...errors(400, 401, 403),
+        },
       },
     },
     async (req) => {

@@ -3,6 +3,7 @@ import { Type } from 'typebox'
 import type { App } from '../../http/app.ts'
 import { describeRule, type RateLimit } from '../../http/rate-limit.ts'
 import type { Clock } from '../../lib/clock.ts'
+import { errors } from '../http/schemas.ts'
 import { RATE_LIMITS } from '../rate-limit.ts'
 import { normaliseEvent, type PaymentProcessing } from './processing.ts'
 import {
@@ -164,6 +165,7 @@ export function paymentWebhookRoutes(app: App, deps: PaymentWebhookDeps) {
             response: {
               200: Received,
               400: RefusedAnswer,
+              ...errors(413, 429),
               500: NotStoredAnswer,
             },
           },
@@ -227,6 +229,7 @@ export function paymentWebhookRoutes(app: App, deps: PaymentWebhookDeps) {
               'A diagnostic: this endpoint takes POSTs from the provider; the answer says how to set it up.',
             response: {
               200: Type.Object(Diagnostic.properties, {
+                description: 'How to set the provider up',
                 examples: [
                   {
                     message: `${setup.name} webhook endpoint`,

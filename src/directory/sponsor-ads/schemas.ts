@@ -438,6 +438,7 @@ export const UserStatsAnswer = Type.Object(
     }),
   },
   {
+    description: 'Your ads by status and interval, and what their payments came to',
     examples: [
       {
         success: true,
@@ -501,6 +502,7 @@ export const CheckoutAnswer = Type.Object(
     message: Type.String({ examples: ['Checkout session created'] }),
   },
   {
+    description: 'The checkout to send the buyer to',
     examples: [
       {
         success: true,
@@ -526,7 +528,10 @@ export const TransitionAnswer = <P extends Record<string, TSchema>>(
       data: Type.Object({ id: Type.String(), status: SponsorAdStatus, ...fields }),
       message: Type.String({ examples: [message] }),
     },
-    { examples: [{ success: true, data: { id: EXAMPLE_ID, ...example }, message }] },
+    {
+      description: 'The ad’s new status',
+      examples: [{ success: true, data: { id: EXAMPLE_ID, ...example }, message }],
+    },
   )
 
 export const PublicSponsorAd = Type.Object({
@@ -577,5 +582,5 @@ export const PublicListAnswer = Type.Object(
 
 export const DeletedAnswer = Type.Object(
   { success: Type.Literal(true), message: Type.String({ examples: ['Sponsor ad deleted'] }) },
-  { examples: [{ success: true, message: 'Sponsor ad deleted' }] },
+  { description: 'Deleted', examples: [{ success: true, message: 'Sponsor ad deleted' }] },
 )

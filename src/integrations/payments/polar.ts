@@ -43,10 +43,17 @@ function exchangeOn(core: PolarCore, timeoutMs: number): Exchange {
 }
 
 /** What a Polar error body (`{error, detail}`, or a validation error's `{detail:[{msg}]}`) says. */
-function said(body: unknown): { code: string | null; detail: string | null } {
-  if (typeof body !== 'object' || body === null) {
-    return { code: null, detail: typeof body === 'string' && body ? body : null }
+function said(answer: unknown): { code: string | null; detail: string | null } {
+  // The SDK hands over the body parsed for the statuses an operation declares, as text for the others.
+  let body = answer
+  if (typeof answer === 'string') {
+    try {
+      body = JSON.parse(answer)
+    } catch {
+      return { code: null, detail: answer || null }
+    }
   }
+  if (typeof body !== 'object' || body === null) return { code: null, detail: null }
   const { error, detail } = body as { error?: unknown; detail?: unknown }
   const first: unknown = Array.isArray(detail) ? detail[0] : undefined
   const message =
