@@ -43,7 +43,10 @@ describe('LemonSqueezy fake, through the official SDK', () => {
     assert.equal(answer.statusCode, 201)
     const checkout = answer.data?.data
     assert.match(checkout?.id ?? '', /^[0-9a-f-]{36}$/)
-    assert.match(checkout?.attributes.url ?? '', /^https:\/\/store-\d+\.lemonsqueezy\.com\/checkout\/custom\//)
+    assert.match(
+      checkout?.attributes.url ?? '',
+      /^https:\/\/store-\d+\.lemonsqueezy\.com\/checkout\/custom\//,
+    )
     assert.equal(checkout?.attributes.store_id, Number(store.id))
     assert.equal(checkout?.attributes.variant_id, Number(variant.id))
     assert.equal(checkout?.attributes.product_options.redirect_url, 'https://dir.example/sponsor/success')
@@ -51,7 +54,11 @@ describe('LemonSqueezy fake, through the official SDK', () => {
     assert.equal(received?.email, 'ada@example.com')
     assert.equal(received?.redirectUrl, 'https://dir.example/sponsor/success')
     // The SDK turns every key of a plain object into snake_case, custom data included.
-    assert.deepEqual(received?.custom, { type: 'sponsor_ad', sponsor_ad_id: METADATA.sponsorAdId, item_slug: 'acme' })
+    assert.deepEqual(received?.custom, {
+      type: 'sponsor_ad',
+      sponsor_ad_id: METADATA.sponsorAdId,
+      item_slug: 'acme',
+    })
     const [request] = fake.requests
     assert.equal(request?.contentType, 'application/vnd.api+json')
     assert.equal(request?.authorization, `Bearer ${fake.apiKey}`)
@@ -68,7 +75,8 @@ describe('LemonSqueezy fake, through the official SDK', () => {
     const mismatch = await createCheckout(store.id, otherVariant.id)
     assert.equal(mismatch.statusCode, 422)
     assert.ok(mismatch.error)
-    const errors = (mismatch.data as unknown as { errors: { status: string; source: { pointer: string } }[] }).errors
+    const errors = (mismatch.data as unknown as { errors: { status: string; source: { pointer: string } }[] })
+      .errors
     assert.equal(errors[0]?.status, '422')
     assert.equal(errors[0]?.source.pointer, '/data/relationships/variant/data/id')
 

@@ -130,7 +130,10 @@ async function readBody(req: IncomingMessage): Promise<string> {
 }
 
 const relationship = (type: string, id: string, name: string) => ({
-  links: { related: `${API}/v1/${type}/${id}/${name}`, self: `${API}/v1/${type}/${id}/relationships/${name}` },
+  links: {
+    related: `${API}/v1/${type}/${id}/${name}`,
+    self: `${API}/v1/${type}/${id}/relationships/${name}`,
+  },
 })
 
 /**
@@ -151,13 +154,19 @@ const relationship = (type: string, id: string, name: string) => ({
  * `addSubscription`; `fail(match, behaviour, times)` answers with a status (502–504 as an HTML proxy page
  * unless a body is given) or holds requests open until `release()` / `close()`; no timers.
  */
-export async function startLemonSqueezyFake({ apiKey = DEFAULT_LEMONSQUEEZY_API_KEY }: LemonSqueezyFakeOptions = {}) {
+export async function startLemonSqueezyFake({
+  apiKey = DEFAULT_LEMONSQUEEZY_API_KEY,
+}: LemonSqueezyFakeOptions = {}) {
   const stores = new Map<string, { id: string; slug: string }>()
   const variants = new Map<string, { id: string; storeId: string; name: string }>()
   const checkouts: LemonSqueezyFakeCheckout[] = []
   const subscriptions = new Map<string, LemonSqueezyFakeSubscription>()
   const requests: LemonSqueezyFakeRequest[] = []
-  const scripted: { match: LemonSqueezyFakeMatch; behaviour: LemonSqueezyFakeBehaviour; remaining: number }[] = []
+  const scripted: {
+    match: LemonSqueezyFakeMatch
+    behaviour: LemonSqueezyFakeBehaviour
+    remaining: number
+  }[] = []
   const held = new Map<ServerResponse, () => void>()
   let nextId = 10_000
   const newId = () => String(nextId++)
@@ -223,7 +232,8 @@ export async function startLemonSqueezyFake({ apiKey = DEFAULT_LEMONSQUEEZY_API_
           user_name: 'Ada Lovelace',
           user_email: 'ada@example.com',
           status: subscription.status,
-          status_formatted: subscription.status[0]!.toUpperCase() + subscription.status.slice(1).replace('_', ' '),
+          status_formatted:
+            subscription.status[0]!.toUpperCase() + subscription.status.slice(1).replace('_', ' '),
           card_brand: 'visa',
           card_last_four: '4242',
           pause: null,
@@ -251,9 +261,16 @@ export async function startLemonSqueezyFake({ apiKey = DEFAULT_LEMONSQUEEZY_API_
           test_mode: true,
         },
         relationships: Object.fromEntries(
-          ['store', 'customer', 'order', 'order-item', 'product', 'variant', 'subscription-items', 'subscription-invoices'].map(
-            (name) => [name, relationship('subscriptions', id, name)],
-          ),
+          [
+            'store',
+            'customer',
+            'order',
+            'order-item',
+            'product',
+            'variant',
+            'subscription-items',
+            'subscription-invoices',
+          ].map((name) => [name, relationship('subscriptions', id, name)]),
         ) as Subscription['data']['relationships'],
         links: { self: `${API}/v1/subscriptions/${id}` },
       },
@@ -262,7 +279,9 @@ export async function startLemonSqueezyFake({ apiKey = DEFAULT_LEMONSQUEEZY_API_
 
   function createCheckout(body: unknown): Answer {
     const data = isRecord(body) && isRecord(body.data) ? body.data : undefined
-    if (!data || data.type !== 'checkouts') return lemonError(422, 'The data.type field must be checkouts.', '/data/type')
+    if (data?.type !== 'checkouts') {
+      return lemonError(422, 'The data.type field must be checkouts.', '/data/type')
+    }
     const attributes = isRecord(data.attributes) ? data.attributes : {}
     const relationships = isRecord(data.relationships) ? data.relationships : {}
     const idOf = (name: string) => {
@@ -285,11 +304,19 @@ export async function startLemonSqueezyFake({ apiKey = DEFAULT_LEMONSQUEEZY_API_
     }
     const email = checkoutData.email
     if (email !== undefined && (typeof email !== 'string' || !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email))) {
-      return lemonError(422, 'The checkout data.email must be a valid email address.', '/data/attributes/checkout_data/email')
+      return lemonError(
+        422,
+        'The checkout data.email must be a valid email address.',
+        '/data/attributes/checkout_data/email',
+      )
     }
     const custom = checkoutData.custom
     if (custom !== undefined && !isRecord(custom)) {
-      return lemonError(422, 'The checkout data.custom must be an array.', '/data/attributes/checkout_data/custom')
+      return lemonError(
+        422,
+        'The checkout data.custom must be an array.',
+        '/data/attributes/checkout_data/custom',
+      )
     }
     const productOptions = attributes.product_options ?? {}
     if (!isRecord(productOptions)) {
@@ -411,7 +438,10 @@ export async function startLemonSqueezyFake({ apiKey = DEFAULT_LEMONSQUEEZY_API_
 
   function respond(req: IncomingMessage, method: string, path: string, body: unknown): Answer {
     if (req.headers.authorization !== `Bearer ${apiKey}`) return lemonError(401, 'Unauthenticated.')
-    if ((method === 'POST' || method === 'PATCH') && !req.headers['content-type']?.startsWith('application/vnd.api+json')) {
+    if (
+      (method === 'POST' || method === 'PATCH') &&
+      !req.headers['content-type']?.startsWith('application/vnd.api+json')
+    ) {
       return lemonError(415, 'The request must use the media type application/vnd.api+json.')
     }
     return route(method, path, body)
@@ -419,10 +449,13 @@ export async function startLemonSqueezyFake({ apiKey = DEFAULT_LEMONSQUEEZY_API_
 
   const matches = (match: LemonSqueezyFakeMatch, method: string, path: string) =>
     (!match.method || match.method.toUpperCase() === method) &&
-    (match.path === undefined || (typeof match.path === 'string' ? match.path === path : match.path.test(path)))
+    (match.path === undefined ||
+      (typeof match.path === 'string' ? match.path === path : match.path.test(path)))
 
   function scriptedFor(method: string, path: string): LemonSqueezyFakeBehaviour | undefined {
-    const entry = scripted.find((candidate) => candidate.remaining > 0 && matches(candidate.match, method, path))
+    const entry = scripted.find(
+      (candidate) => candidate.remaining > 0 && matches(candidate.match, method, path),
+    )
     if (!entry) return undefined
     entry.remaining--
     return entry.behaviour
@@ -433,7 +466,9 @@ export async function startLemonSqueezyFake({ apiKey = DEFAULT_LEMONSQUEEZY_API_
     logged.status = answer.status
     const raw = typeof answer.body === 'string'
     res
-      .writeHead(answer.status, { 'content-type': raw ? 'text/html; charset=utf-8' : 'application/vnd.api+json' })
+      .writeHead(answer.status, {
+        'content-type': raw ? 'text/html; charset=utf-8' : 'application/vnd.api+json',
+      })
       .end(raw ? (answer.body as string) : JSON.stringify(answer.body))
   }
 

@@ -76,7 +76,9 @@ describe('Polar fake, through the official SDK', () => {
 
     const product = fake.addProduct()
     const extra = await failure(() =>
-      polar.checkouts.create({ products: [product.id], nonsense: true } as Parameters<typeof polar.checkouts.create>[0]),
+      polar.checkouts.create({ products: [product.id], nonsense: true } as Parameters<
+        typeof polar.checkouts.create
+      >[0]),
     )
     assert.ok(extra instanceof errors.HTTPValidationError)
     assert.equal(extra.error.detail?.[0]?.type, 'extra_forbidden')

@@ -103,7 +103,10 @@ const CHECKOUT_FIELDS = new Set([
   'prices',
 ])
 
-const polarError = (status: number, error: string, detail: string): Answer => ({ status, body: { error, detail } })
+const polarError = (status: number, error: string, detail: string): Answer => ({
+  status,
+  body: { error, detail },
+})
 /** FastAPI's 422, as Polar answers a request its schema refuses. */
 const invalid = (issues: Issue[]): Answer => ({ status: 422, body: { detail: issues } })
 
@@ -129,20 +132,32 @@ async function readBody(req: IncomingMessage): Promise<string> {
 /** `metadata` as Polar takes it: at most 50 keys of at most 40 characters; strings of at most 500, numbers, booleans. */
 function metadataIssues(value: unknown): Issue[] {
   if (value === undefined) return []
-  if (!isRecord(value)) return [{ type: 'dict_type', loc: ['body', 'metadata'], msg: 'Input should be a valid dictionary' }]
+  if (!isRecord(value))
+    return [{ type: 'dict_type', loc: ['body', 'metadata'], msg: 'Input should be a valid dictionary' }]
   const entries = Object.entries(value)
   const issues: Issue[] = []
   if (entries.length > 50) {
-    issues.push({ type: 'too_long', loc: ['body', 'metadata'], msg: 'Dictionary should have at most 50 items' })
+    issues.push({
+      type: 'too_long',
+      loc: ['body', 'metadata'],
+      msg: 'Dictionary should have at most 50 items',
+    })
   }
   for (const [key, item] of entries) {
     const loc = ['body', 'metadata', key]
-    if (key.length > 40) issues.push({ type: 'string_too_long', loc, msg: 'Key should have at most 40 characters' })
+    if (key.length > 40)
+      issues.push({ type: 'string_too_long', loc, msg: 'Key should have at most 40 characters' })
     const ok =
       (typeof item === 'string' && item.length <= 500) ||
       typeof item === 'boolean' ||
       (typeof item === 'number' && Number.isFinite(item))
-    if (!ok) issues.push({ type: 'value_error', loc, msg: 'Value should be a string of at most 500 characters, a number or a boolean', input: item })
+    if (!ok)
+      issues.push({
+        type: 'value_error',
+        loc,
+        msg: 'Value should be a string of at most 500 characters, a number or a boolean',
+        input: item,
+      })
   }
   return issues
 }
@@ -182,7 +197,12 @@ export async function startPolarFake({ accessToken = DEFAULT_POLAR_ACCESS_TOKEN 
   const now = () => new Date().toISOString()
 
   function addProduct(
-    input: { id?: string; name?: string; interval?: models.Product['recurring_interval']; priceAmount?: number } = {},
+    input: {
+      id?: string
+      name?: string
+      interval?: models.Product['recurring_interval']
+      priceAmount?: number
+    } = {},
   ): models.Product {
     const id = input.id ?? randomUUID()
     const created = now()
@@ -314,34 +334,71 @@ export async function startPolarFake({ accessToken = DEFAULT_POLAR_ACCESS_TOKEN 
   }
 
   function createCheckout(body: unknown): Answer {
-    if (!isRecord(body)) return invalid([{ type: 'model_attributes_type', loc: ['body'], msg: 'Input should be a valid dictionary' }])
+    if (!isRecord(body))
+      return invalid([
+        { type: 'model_attributes_type', loc: ['body'], msg: 'Input should be a valid dictionary' },
+      ])
     const issues: Issue[] = []
     for (const key of Object.keys(body)) {
       if (!CHECKOUT_FIELDS.has(key)) {
-        issues.push({ type: 'extra_forbidden', loc: ['body', key], msg: 'Extra inputs are not permitted', input: body[key] })
+        issues.push({
+          type: 'extra_forbidden',
+          loc: ['body', key],
+          msg: 'Extra inputs are not permitted',
+          input: body[key],
+        })
       }
     }
     const productIds = body.products
     if (!Array.isArray(productIds) || productIds.length === 0) {
-      issues.push({ type: 'too_short', loc: ['body', 'products'], msg: 'List should have at least 1 item after validation', input: productIds })
+      issues.push({
+        type: 'too_short',
+        loc: ['body', 'products'],
+        msg: 'List should have at least 1 item after validation',
+        input: productIds,
+      })
     } else {
       for (const [index, id] of productIds.entries()) {
         if (typeof id !== 'string' || !UUID.test(id)) {
-          issues.push({ type: 'uuid_parsing', loc: ['body', 'products', index], msg: 'Input should be a valid UUID', input: id })
+          issues.push({
+            type: 'uuid_parsing',
+            loc: ['body', 'products', index],
+            msg: 'Input should be a valid UUID',
+            input: id,
+          })
         } else if (!products.has(id)) {
-          issues.push({ type: 'value_error', loc: ['body', 'products', index], msg: 'Product does not exist.', input: id })
+          issues.push({
+            type: 'value_error',
+            loc: ['body', 'products', index],
+            msg: 'Product does not exist.',
+            input: id,
+          })
         }
       }
     }
     for (const field of ['success_url', 'return_url'] as const) {
       const value = body[field]
       if (value !== undefined && value !== null && (typeof value !== 'string' || !URL.canParse(value))) {
-        issues.push({ type: 'url_parsing', loc: ['body', field], msg: 'Input should be a valid URL', input: value })
+        issues.push({
+          type: 'url_parsing',
+          loc: ['body', field],
+          msg: 'Input should be a valid URL',
+          input: value,
+        })
       }
     }
     const email = body.customer_email
-    if (email !== undefined && email !== null && (typeof email !== 'string' || !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email))) {
-      issues.push({ type: 'value_error', loc: ['body', 'customer_email'], msg: 'value is not a valid email address', input: email })
+    if (
+      email !== undefined &&
+      email !== null &&
+      (typeof email !== 'string' || !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email))
+    ) {
+      issues.push({
+        type: 'value_error',
+        loc: ['body', 'customer_email'],
+        msg: 'value is not a valid email address',
+        input: email,
+      })
     }
     issues.push(...metadataIssues(body.metadata))
     if (issues.length > 0) return invalid(issues)
@@ -416,7 +473,9 @@ export async function startPolarFake({ accessToken = DEFAULT_POLAR_ACCESS_TOKEN 
       products: (productIds as string[]).map((productId) => checkoutProductOf(products.get(productId)!)),
       product: checkoutProductOf(selected),
       product_price: price,
-      prices: Object.fromEntries((productIds as string[]).map((productId) => [productId, products.get(productId)!.prices])),
+      prices: Object.fromEntries(
+        (productIds as string[]).map((productId) => [productId, products.get(productId)!.prices]),
+      ),
       discount: null,
       subscription_id: null,
       attached_custom_fields: [],
@@ -447,7 +506,9 @@ export async function startPolarFake({ accessToken = DEFAULT_POLAR_ACCESS_TOKEN 
     if (subscriptionPath && (method === 'GET' || method === 'DELETE')) {
       const id = decodeURIComponent(subscriptionPath[1]!)
       if (!UUID.test(id)) {
-        return invalid([{ type: 'uuid_parsing', loc: ['path', 'id'], msg: 'Input should be a valid UUID', input: id }])
+        return invalid([
+          { type: 'uuid_parsing', loc: ['path', 'id'], msg: 'Input should be a valid UUID', input: id },
+        ])
       }
       const subscription = subscriptions.get(id)
       if (!subscription) return polarError(404, 'ResourceNotFound', 'Not found')
@@ -465,16 +526,20 @@ export async function startPolarFake({ accessToken = DEFAULT_POLAR_ACCESS_TOKEN 
   }
 
   function respond(req: IncomingMessage, method: string, path: string, body: unknown): Answer {
-    if (req.headers.authorization !== `Bearer ${accessToken}`) return polarError(401, 'Unauthorized', 'Unauthorized')
+    if (req.headers.authorization !== `Bearer ${accessToken}`)
+      return polarError(401, 'Unauthorized', 'Unauthorized')
     return route(method, path, body)
   }
 
   const matches = (match: PolarFakeMatch, method: string, path: string) =>
     (!match.method || match.method.toUpperCase() === method) &&
-    (match.path === undefined || (typeof match.path === 'string' ? match.path === path : match.path.test(path)))
+    (match.path === undefined ||
+      (typeof match.path === 'string' ? match.path === path : match.path.test(path)))
 
   function scriptedFor(method: string, path: string): PolarFakeBehaviour | undefined {
-    const entry = scripted.find((candidate) => candidate.remaining > 0 && matches(candidate.match, method, path))
+    const entry = scripted.find(
+      (candidate) => candidate.remaining > 0 && matches(candidate.match, method, path),
+    )
     if (!entry) return undefined
     entry.remaining--
     return entry.behaviour

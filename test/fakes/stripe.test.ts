@@ -73,7 +73,10 @@ describe('Stripe fake, through the official SDK', () => {
   it('refuses an unknown price, a one-time price in subscription mode and an unknown parameter', async (t) => {
     const { fake, stripe } = await setup(t)
     const unknown = await stripeError(() =>
-      stripe.checkout.sessions.create({ mode: 'subscription', line_items: [{ price: 'price_nope', quantity: 1 }] }),
+      stripe.checkout.sessions.create({
+        mode: 'subscription',
+        line_items: [{ price: 'price_nope', quantity: 1 }],
+      }),
     )
     assert.ok(unknown instanceof Stripe.errors.StripeInvalidRequestError)
     assert.equal(unknown.statusCode, 400)
@@ -82,7 +85,10 @@ describe('Stripe fake, through the official SDK', () => {
 
     const oneTime = fake.addPrice({ interval: null })
     const notRecurring = await stripeError(() =>
-      stripe.checkout.sessions.create({ mode: 'subscription', line_items: [{ price: oneTime.id, quantity: 1 }] }),
+      stripe.checkout.sessions.create({
+        mode: 'subscription',
+        line_items: [{ price: oneTime.id, quantity: 1 }],
+      }),
     )
     assert.equal(notRecurring.statusCode, 400)
 
@@ -162,8 +168,14 @@ describe('Stripe fake, through the official SDK', () => {
 
   it('reads nested form bodies as Stripe does', () => {
     assert.deepEqual(
-      decodeForm('mode=subscription&line_items[0][price]=p1&line_items[0][quantity]=1&line_items[1][price]=p2&metadata[a]=1'),
-      { mode: 'subscription', line_items: [{ price: 'p1', quantity: '1' }, { price: 'p2' }], metadata: { a: '1' } },
+      decodeForm(
+        'mode=subscription&line_items[0][price]=p1&line_items[0][quantity]=1&line_items[1][price]=p2&metadata[a]=1',
+      ),
+      {
+        mode: 'subscription',
+        line_items: [{ price: 'p1', quantity: '1' }, { price: 'p2' }],
+        metadata: { a: '1' },
+      },
     )
   })
 })

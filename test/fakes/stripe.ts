@@ -126,7 +126,10 @@ const stripeError = (
   body: {
     error: {
       ...(extra.code
-        ? { code: extra.code, doc_url: `https://stripe.com/docs/error-codes/${extra.code.replaceAll('_', '-')}` }
+        ? {
+            code: extra.code,
+            doc_url: `https://stripe.com/docs/error-codes/${extra.code.replaceAll('_', '-')}`,
+          }
         : {}),
       message,
       ...(extra.param ? { param: extra.param } : {}),
@@ -147,7 +150,8 @@ const noSuch = (what: string, id: string, param?: string) =>
 function faultBody(status: number): unknown {
   if (status === 401) return invalidKey('sk_test_unknown').body
   if (status === 429) {
-    return stripeError(429, 'invalid_request_error', 'Request rate limit exceeded.', { code: 'rate_limit' }).body
+    return stripeError(429, 'invalid_request_error', 'Request rate limit exceeded.', { code: 'rate_limit' })
+      .body
   }
   if (status === 502 || status === 503 || status === 504) return '<html><body>Bad gateway</body></html>'
   if (status >= 500) return stripeError(status, 'api_error', 'An unknown error occurred').body
@@ -172,7 +176,8 @@ export function decodeForm(text: string): FormObject {
         node[part] = value
       } else {
         const next = node[part]
-        node = (typeof next === 'object' && !Array.isArray(next) ? next : (node[part] = {})) as FormObject
+        if (typeof next !== 'object' || Array.isArray(next)) node[part] = {}
+        node = node[part] as FormObject
       }
     }
   }
@@ -296,7 +301,12 @@ export async function startStripeFake({ apiKey = DEFAULT_STRIPE_API_KEY }: Strip
     currency: 'usd',
     customer: 'cus_fake',
     ended_at: subscription.canceledAt,
-    items: { object: 'list', data: [], has_more: false, url: `/v1/subscription_items?subscription=${subscription.id}` },
+    items: {
+      object: 'list',
+      data: [],
+      has_more: false,
+      url: `/v1/subscription_items?subscription=${subscription.id}`,
+    },
     livemode: false,
     metadata: subscription.metadata,
     start_date: subscription.created,
@@ -316,7 +326,10 @@ export async function startStripeFake({ apiKey = DEFAULT_STRIPE_API_KEY }: Strip
     }
     const rawItems = params.line_items
     if (mode !== 'setup' && (!Array.isArray(rawItems) || rawItems.length === 0)) {
-      return invalid('Missing required param: line_items.', { code: 'parameter_missing', param: 'line_items' })
+      return invalid('Missing required param: line_items.', {
+        code: 'parameter_missing',
+        param: 'line_items',
+      })
     }
     const lineItems: { price: string; quantity: number }[] = []
     for (const [index, item] of (Array.isArray(rawItems) ? rawItems : []).entries()) {
@@ -332,9 +345,12 @@ export async function startStripeFake({ apiKey = DEFAULT_STRIPE_API_KEY }: Strip
       lineItems.push({ price: priceId, quantity })
     }
     if (mode === 'subscription' && !lineItems.some((item) => prices.get(item.price)?.type === 'recurring')) {
-      return invalid('You must provide at least one recurring price in `subscription` mode when using prices.', {
-        param: 'line_items',
-      })
+      return invalid(
+        'You must provide at least one recurring price in `subscription` mode when using prices.',
+        {
+          param: 'line_items',
+        },
+      )
     }
     for (const param of ['success_url', 'cancel_url'] as const) {
       const value = params[param]
@@ -344,7 +360,10 @@ export async function startStripeFake({ apiKey = DEFAULT_STRIPE_API_KEY }: Strip
     }
     const customerEmail = text(params.customer_email)
     if (customerEmail !== null && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(customerEmail)) {
-      return invalid(`Invalid email address: ${customerEmail}`, { code: 'email_invalid', param: 'customer_email' })
+      return invalid(`Invalid email address: ${customerEmail}`, {
+        code: 'email_invalid',
+        param: 'customer_email',
+      })
     }
     const metadata = metadataOf(params.metadata, 'metadata')
     if (isAnswer(metadata)) return metadata
@@ -370,7 +389,10 @@ export async function startStripeFake({ apiKey = DEFAULT_STRIPE_API_KEY }: Strip
     const url = `https://checkout.stripe.com/c/pay/${id}#${randomBytes(24).toString('base64url')}`
     const created = now()
     const currency = prices.get(lineItems[0]?.price ?? '')?.currency ?? 'usd'
-    const amount = lineItems.reduce((sum, item) => sum + (prices.get(item.price)?.unit_amount ?? 0) * item.quantity, 0)
+    const amount = lineItems.reduce(
+      (sum, item) => sum + (prices.get(item.price)?.unit_amount ?? 0) * item.quantity,
+      0,
+    )
     const session = {
       id,
       object: 'checkout.session',
@@ -388,7 +410,12 @@ export async function startStripeFake({ apiKey = DEFAULT_STRIPE_API_KEY }: Strip
       created,
       currency,
       custom_fields: [],
-      custom_text: { after_submit: null, shipping_address: null, submit: null, terms_of_service_acceptance: null },
+      custom_text: {
+        after_submit: null,
+        shipping_address: null,
+        submit: null,
+        terms_of_service_acceptance: null,
+      },
       customer: null,
       customer_creation: null,
       customer_details: null,
@@ -476,10 +503,13 @@ export async function startStripeFake({ apiKey = DEFAULT_STRIPE_API_KEY }: Strip
 
   const matches = (match: StripeFakeMatch, method: string, path: string) =>
     (!match.method || match.method.toUpperCase() === method) &&
-    (match.path === undefined || (typeof match.path === 'string' ? match.path === path : match.path.test(path)))
+    (match.path === undefined ||
+      (typeof match.path === 'string' ? match.path === path : match.path.test(path)))
 
   function scriptedFor(method: string, path: string): StripeFakeBehaviour | undefined {
-    const entry = scripted.find((candidate) => candidate.remaining > 0 && matches(candidate.match, method, path))
+    const entry = scripted.find(
+      (candidate) => candidate.remaining > 0 && matches(candidate.match, method, path),
+    )
     if (!entry) return undefined
     entry.remaining--
     return entry.behaviour

@@ -87,9 +87,9 @@ export function createPaymentProcessing({
   mailEnabled,
   siteName,
 }: PaymentProcessingDeps) {
-  async function mail(tx: Tx, to: string | null | undefined, subject: string, lines: string[]) {
+  /** Queues an email in the transaction; `site` is the site's name, read before the transaction opened. */
+  async function mail(tx: Tx, site: string, to: string | null | undefined, subject: string, lines: string[]) {
     if (!mailEnabled || !to) return
-    const site = await siteName()
     const message: PaymentMail = {
       to,
       subject: `[${site}] ${subject}`,
@@ -197,7 +197,7 @@ export function createPaymentProcessing({
   }
 
   /** A payment received: recorded once, and moving its ad as CONTRACT.md says. */
-  async function applyPayment(tx: Tx, event: PaymentEvent, ad: AdRow | null): Promise<string> {
+  async function applyPayment(tx: Tx, event: PaymentEvent, ad: AdRow | null, site: string): Promise<string> {
     const payment = event.payment
     if (!payment) return 'not a completed payment; nothing to apply'
     const now = clock.now()
@@ -253,7 +253,7 @@ export function createPaymentProcessing({
         : effect === 'credited'
           ? 'Your payment was received. Your ad is still waiting for review; the approval will start every period paid for.'
           : `Your payment was received and your ad runs until ${(changes.endDate as Date).toISOString().slice(0, 10)}.`
-    await mail(tx, await ownerEmail(tx, ad), `Payment received for your sponsor ad: ${ad.title}`, [
+    await mail(tx, site, await ownerEmail(tx, ad), `Payment received for your sponsor ad: ${ad.title}`, [
       what,
       '',
       `Ad: ${ad.title} (${ad.interval})`,
@@ -263,7 +263,7 @@ export function createPaymentProcessing({
   }
 
   /** The effects of one event, in the caller's transaction; returns what it did, for the stored event. */
-  async function apply(tx: Tx, event: PaymentEvent): Promise<string> {
+  async function apply(tx: Tx, event: PaymentEvent, site = ''): Promise<string> {
     if (event.type === 'ignored') return `unhandled event type ${event.providerType}`
     const ad = await lockAdForPayment(tx, {
       sponsorAdId: event.metadata?.sponsorAdId ?? null,
@@ -281,10 +281,10 @@ export function createPaymentProcessing({
       case 'payment_succeeded':
       case 'subscription_payment_succeeded':
         if (event.type === 'subscription_payment_succeeded') await upsertSubscription(tx, event, ad)
-        return applyPayment(tx, event, ad)
+        return applyPayment(tx, event, ad, site)
       case 'subscription_created':
         await upsertSubscription(tx, event, ad)
-        return applyPayment(tx, event, ad)
+        return applyPayment(tx, event, ad, site)
       case 'subscription_updated':
         await upsertSubscription(tx, event, ad)
         return `subscription ${event.subscription?.subscriptionId ?? '(none)'} updated`
@@ -331,7 +331,7 @@ export function createPaymentProcessing({
           'payment failed',
         )
         if (ad) {
-          await mail(tx, await ownerEmail(tx, ad), `Payment failed for your sponsor ad: ${ad.title}`, [
+          await mail(tx, site, await ownerEmail(tx, ad), `Payment failed for your sponsor ad: ${ad.title}`, [
             `${PROVIDER_NAMES[event.provider]} could not take the payment for your sponsor ad.`,
             'Please check your payment method; the ad stops when its paid time ends.',
             '',
@@ -346,7 +346,7 @@ export function createPaymentProcessing({
         await upsertSubscription(tx, event, ad)
         if (ad) {
           const end = event.subscription?.trialEnd
-          await mail(tx, await ownerEmail(tx, ad), `Your sponsor ad’s trial ends soon: ${ad.title}`, [
+          await mail(tx, site, await ownerEmail(tx, ad), `Your sponsor ad’s trial ends soon: ${ad.title}`, [
             `The trial of your sponsor ad ends${end ? ` on ${end.toISOString().slice(0, 10)}` : ' soon'}.`,
             'Its subscription will then be charged, unless you cancel it.',
           ])
@@ -366,6 +366,8 @@ export function createPaymentProcessing({
   /** Takes a stored event and applies it, all in one transaction; `skipped` when it is done or taken. */
   async function process(id: string): Promise<'processed' | 'skipped' | 'failed'> {
     let stored: EventRow | undefined
+    // Read outside the transaction: on the embedded database a second connection would wait for it.
+    const site = mailEnabled ? await siteName() : ''
     try {
       return await db.transaction(async (tx) => {
         const [row] = await tx
@@ -381,7 +383,7 @@ export function createPaymentProcessing({
           row.eventId,
         )
         if (!normalised.ok) throw new Error(normalised.message)
-        const outcome = await apply(tx, { ...normalised.event, id: row.eventId })
+        const outcome = await apply(tx, { ...normalised.event, id: row.eventId }, site)
         await tx
           .update(paymentWebhookEvents)
           .set({

@@ -46,7 +46,7 @@ export class PaymentProviderError extends Error {
   /** The provider's HTTP status; null when no usable answer came (timeout, connection error). */
   readonly status: number | null
   readonly retry: boolean
-  /** The provider's own error code (`resource_missing`, `Unauthorized`, …) when it gave one. */
+  /** The provider's own error code (Stripe `resource_missing`, Polar `ResourceNotFound`, a LemonSqueezy title). */
   readonly code: string | null
   constructor(provider: CheckoutProvider, failure: ProviderFailure) {
     super(failure.message)
@@ -103,7 +103,7 @@ export interface ProviderFailure {
 
 export type ProviderOutcome<T> = { ok: true; value: T } | { ok: false; failure: ProviderFailure }
 
-/** What one provider module does through its SDK; failures come back as values, never thrown. */
+/** What one provider module does through its SDK: its failures come back as values; only a bug is thrown. */
 export interface ProviderClient {
   createCheckout(checkout: {
     /** The provider's id of what is bought for the interval (price, variant, product). */
@@ -134,7 +134,7 @@ const notSet = (names: string[]) =>
   new PaymentNotConfiguredError(`${names.join(' and ')} ${names.length === 1 ? 'is' : 'are'} not set`)
 
 /** The setting's value, or PaymentNotConfiguredError naming it. */
-function valueOf({ name, value, numeric }: Setting): string {
+function settingValue({ name, value, numeric }: Setting): string {
   if (!value) throw notSet([name])
   if (numeric && !/^\d+$/.test(value)) {
     throw new PaymentNotConfiguredError(`${name} must be a number (got "${value.slice(0, 40)}")`)
@@ -204,7 +204,11 @@ export function createPaymentGateways(config: PaymentGatewaysConfig): PaymentGat
           timeoutMs,
         })
       case 'polar':
-        return createPolarClient({ accessToken: config.polarAccessToken!, apiUrl: config.polarApiUrl, timeoutMs })
+        return createPolarClient({
+          accessToken: config.polarAccessToken!,
+          apiUrl: config.polarApiUrl,
+          timeoutMs,
+        })
     }
   }
 
@@ -213,7 +217,7 @@ export function createPaymentGateways(config: PaymentGatewaysConfig): PaymentGat
     const { credentials } = settings[provider]
     const missing = credentials.filter((setting) => !setting.value).map((setting) => setting.name)
     if (missing.length > 0) throw notSet(missing)
-    for (const setting of credentials) valueOf(setting)
+    for (const setting of credentials) settingValue(setting)
     let client = clients.get(provider)
     if (!client) {
       client = makeClient(provider)
@@ -232,7 +236,7 @@ export function createPaymentGateways(config: PaymentGatewaysConfig): PaymentGat
   return {
     async createCheckout(provider, request) {
       const client = clientOf(provider)
-      const priceId = valueOf(settings[provider].prices[request.interval])
+      const priceId = settingValue(settings[provider].prices[request.interval])
       const metadata: SponsorAdCheckoutMetadata = {
         type: 'sponsor_ad',
         sponsorAdId: request.sponsorAdId,

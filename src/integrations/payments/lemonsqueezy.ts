@@ -92,11 +92,16 @@ interface SdkResult {
 }
 
 function failureOf(result: SdkResult, exchange: Exchange): ProviderFailure {
-  if (exchange.deadline.aborted) {
-    return { status: null, code: null, message: `LemonSqueezy did not answer within ${exchange.timeoutMs} ms` }
-  }
+  // The SDK sets statusCode only once it has read a whole JSON answer.
   if (result.statusCode === null) {
-    // The SDK reads every answer as JSON; a status without a statusCode is an answer it could not read.
+    if (exchange.deadline.aborted) {
+      return {
+        status: null,
+        code: null,
+        message: `LemonSqueezy did not answer within ${exchange.timeoutMs} ms`,
+      }
+    }
+    // A status seen on the wire without the SDK's statusCode: an answer the SDK could not read as JSON.
     if (exchange.status !== null) {
       return {
         status: exchange.status,
@@ -106,7 +111,11 @@ function failureOf(result: SdkResult, exchange: Exchange): ProviderFailure {
     }
     const cause = (result.error?.cause as { code?: unknown } | undefined)?.code
     const reason = `${result.error?.message ?? 'unknown error'}${typeof cause === 'string' ? ` (${cause})` : ''}`
-    return { status: null, code: null, message: `LemonSqueezy could not be reached: ${reason.slice(0, REASON_MAX_LENGTH)}` }
+    return {
+      status: null,
+      code: null,
+      message: `LemonSqueezy could not be reached: ${reason.slice(0, REASON_MAX_LENGTH)}`,
+    }
   }
   const said = firstError(result.data)
   return {
@@ -126,7 +135,9 @@ export function createLemonSqueezyClient({
   apiUrl,
   timeoutMs,
 }: LemonSqueezyClientOptions): ProviderClient {
-  async function call<R extends SdkResult>(run: () => Promise<R>): Promise<{ result: R; exchange: Exchange }> {
+  async function call<R extends SdkResult>(
+    run: () => Promise<R>,
+  ): Promise<{ result: R; exchange: Exchange }> {
     ensureRouting()
     const exchange: Exchange = { apiUrl, timeoutMs, deadline: AbortSignal.timeout(timeoutMs), status: null }
     const result = await exchanges.run(exchange, () => {
@@ -149,7 +160,11 @@ export function createLemonSqueezyClient({
       if (!checkout?.id || !checkout.attributes?.url) {
         return {
           ok: false,
-          failure: { status: result.statusCode, code: null, message: 'LemonSqueezy answered a checkout without a URL' },
+          failure: {
+            status: result.statusCode,
+            code: null,
+            message: 'LemonSqueezy answered a checkout without a URL',
+          },
         }
       }
       return { ok: true, value: { checkoutId: checkout.id, checkoutUrl: checkout.attributes.url } }

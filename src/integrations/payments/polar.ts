@@ -67,12 +67,6 @@ function said(answer: unknown): { code: string | null; detail: string | null } {
 
 /** A Polar SDK error (or an answer it could not parse) as a failure; anything else is thrown on. */
 function failureOf(error: unknown, exchange: Exchange, timeoutMs: number): ProviderFailure {
-  if (exchange.deadline.aborted) {
-    return { status: null, code: null, message: `Polar did not answer within ${timeoutMs} ms` }
-  }
-  if (error instanceof PolarNetworkError) {
-    return { status: null, code: null, message: error.message.slice(0, REASON_MAX_LENGTH) }
-  }
   if (error instanceof PolarClientError) {
     const { code, detail } = said(error.error)
     return {
@@ -81,12 +75,32 @@ function failureOf(error: unknown, exchange: Exchange, timeoutMs: number): Provi
       message: `Polar answered ${error.statusCode}${code ? ` (${code})` : ''}${detail ? `: ${detail.slice(0, REASON_MAX_LENGTH)}` : ''}`,
     }
   }
-  if (error instanceof PolarServerError || (error instanceof SyntaxError && exchange.status !== null)) {
-    const status = exchange.status
-    const what = error instanceof SyntaxError ? ' with a body that is not JSON' : ''
-    return { status, code: null, message: `Polar answered ${status ?? 'a server error'}${what}` }
+  if (error instanceof PolarServerError) {
+    return {
+      status: exchange.status,
+      code: null,
+      message: `Polar answered ${exchange.status ?? 'a server error'}`,
+    }
   }
-  if (error instanceof PolarError) return { status: null, code: null, message: error.message }
+  // Past here no whole answer came: the deadline passed (while connecting, waiting or reading), the
+  // connection failed, or the body was not JSON.
+  if (exchange.deadline.aborted) {
+    return { status: null, code: null, message: `Polar did not answer within ${timeoutMs} ms` }
+  }
+  if (error instanceof SyntaxError && exchange.status !== null) {
+    return {
+      status: exchange.status,
+      code: null,
+      message: `Polar answered ${exchange.status} with a body that is not JSON`,
+    }
+  }
+  if (error instanceof PolarNetworkError || error instanceof PolarError) {
+    return {
+      status: null,
+      code: null,
+      message: `Polar could not be reached: ${error.message.slice(0, REASON_MAX_LENGTH)}`,
+    }
+  }
   throw error
 }
 
@@ -118,7 +132,11 @@ export function createPolarClient({ accessToken, apiUrl, timeoutMs }: PolarClien
         if (!checkout?.id || !checkout.url) {
           return {
             ok: false,
-            failure: { status: exchange.status, code: null, message: 'Polar answered a checkout without a URL' },
+            failure: {
+              status: exchange.status,
+              code: null,
+              message: 'Polar answered a checkout without a URL',
+            },
           }
         }
         return { ok: true, value: { checkoutId: checkout.id, checkoutUrl: checkout.url } }

@@ -72,7 +72,11 @@ export function createStripeClient({
         if (!session.url) {
           return {
             ok: false,
-            failure: { status: 200, code: null, message: `Stripe's checkout session ${session.id} has no URL` },
+            failure: {
+              status: 200,
+              code: null,
+              message: `Stripe's checkout session ${session.id} has no URL`,
+            },
           }
         }
         return { ok: true, value: { checkoutId: session.id, checkoutUrl: session.url } }
