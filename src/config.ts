@@ -642,6 +642,13 @@ const definitions = {
     '* * * * *',
     'when active sponsor ads past their end date become `expired` (cron, UTC; the public list hides them at once either way)',
   ),
+  subscriptionCancelRetrySeconds: integer(
+    'SUBSCRIPTION_CANCEL_RETRY_SECONDS',
+    'Directory',
+    30,
+    'first wait before cancelling a provider subscription again after the provider failed; doubles each time, 12 tries',
+    { min: 1, max: 3600 },
+  ),
   paymentEventsSweepCron: text(
     'PAYMENT_EVENTS_SWEEP_CRON',
     'Directory',

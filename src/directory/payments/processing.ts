@@ -1,4 +1,4 @@
-import { and, eq, inArray, lt, lte, sql } from 'drizzle-orm'
+import { and, eq, inArray, isNull, lt, lte, sql } from 'drizzle-orm'
 import type { Logger } from 'pino'
 import type { Db, Tx } from '../../db/index.ts'
 import type { Jobs } from '../../jobs/index.ts'
@@ -223,7 +223,30 @@ export function createPaymentProcessing({
       }
     }
     const fresh = await record(tx, event, ad, payment.reference, payment.kind, effect)
-    if (!fresh) return `payment ${payment.reference} was recorded before; nothing applied again`
+    const subscriptionId = event.subscription?.subscriptionId ?? null
+    if (!fresh) {
+      // The same payment, reported again with what the first report lacked (LemonSqueezy's order comes
+      // before its subscription): the ad learns its subscription, so a cancel can reach it.
+      if (ad && subscriptionId) {
+        const learnt = await tx
+          .update(sponsorAdPayments)
+          .set({ subscriptionId })
+          .where(
+            and(
+              eq(sponsorAdPayments.provider, event.provider),
+              eq(sponsorAdPayments.reference, payment.reference),
+              eq(sponsorAdPayments.sponsorAdId, ad.id),
+              isNull(sponsorAdPayments.subscriptionId),
+            ),
+          )
+          .returning({ id: sponsorAdPayments.id })
+        if (learnt.length > 0) {
+          await tx.update(sponsorAds).set({ subscriptionId, updatedAt: now }).where(eq(sponsorAds.id, ad.id))
+          return `payment ${payment.reference} was recorded before; its subscription ${subscriptionId} noted`
+        }
+      }
+      return `payment ${payment.reference} was recorded before; nothing applied again`
+    }
     if (!ad) return `payment ${payment.reference} recorded; it names no sponsor ad of this site`
     if (effect === 'none') {
       log.warn(
@@ -232,7 +255,6 @@ export function createPaymentProcessing({
       )
       return `payment ${payment.reference} recorded; the ad is ${ad.status}, so nothing moved`
     }
-    const subscriptionId = event.subscription?.subscriptionId ?? null
     await tx
       .update(sponsorAds)
       .set({

@@ -32,6 +32,7 @@ export function sponsorAdsModule(deps: {
     | 'sponsorMonthlyPrice'
     | 'sponsorCurrency'
     | 'sponsorExpiryCron'
+    | 'subscriptionCancelRetrySeconds'
   >
   redirectOrigins: ReadonlySet<string>
 }) {
@@ -56,7 +57,7 @@ export function sponsorAdsModule(deps: {
         handler: async (job: SubscriptionCancelJob) => ads.cancelSubscription(job),
         // A provider that fails (5xx, 429, no answer) is tried again with backoff for about a day.
         retryLimit: 12,
-        retryDelaySeconds: 30,
+        retryDelaySeconds: deps.config.subscriptionCancelRetrySeconds,
         retryBackoff: true,
       },
     ],
