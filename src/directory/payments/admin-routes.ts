@@ -1,9 +1,10 @@
-import { and, count, desc, eq, getTableColumns, sql } from 'drizzle-orm'
+import { and, count, desc, eq, getTableColumns, type SQL, sql } from 'drizzle-orm'
+import type { PgTable } from 'drizzle-orm/pg-core'
 import { type Static, Type } from 'typebox'
 import type { Db } from '../../db/index.ts'
 import type { App } from '../../http/app.ts'
 import { invalidField, NullableTimestamp, Query, Timestamp } from '../../http/schemas.ts'
-import { fetchPage, PageMetaFields, PageQueryFields } from '../../lib/pagination.ts'
+import { fetchPage, type Page, PageMetaFields, PageQueryFields } from '../../lib/pagination.ts'
 import { errors, pageAnswer } from '../http/schemas.ts'
 import { PaymentRecord, SubscriptionRecord } from '../sponsor-ads/schemas.ts'
 import { paymentRecordOf, subscriptionRecordOf } from '../sponsor-ads/service.ts'
@@ -60,6 +61,36 @@ const StoredEvent = Type.Object({
 
 const Meta = Type.Object(PageMetaFields)
 const totalOf = (rows: { n: number }[]) => rows[0]?.n ?? 0
+
+/** A page of `table`'s rows matching `where`, in `order`, each answered as `answer` makes it. */
+function pageOf<T extends PgTable, Out>(
+  db: Db,
+  page: Page,
+  table: T,
+  where: SQL | undefined,
+  order: SQL[],
+  answer: (row: T['$inferSelect']) => Out,
+) {
+  return fetchPage(page, {
+    rows: async (limit, offset) =>
+      (
+        (await db
+          .select()
+          .from(table as PgTable)
+          .where(where)
+          .orderBy(...order)
+          .limit(limit)
+          .offset(offset)) as T['$inferSelect'][]
+      ).map(answer),
+    total: async () =>
+      totalOf(
+        await db
+          .select({ n: count() })
+          .from(table as PgTable)
+          .where(where),
+      ),
+  })
+}
 const listAnswer = (item: Parameters<typeof Type.Array>[0], description: string, example: unknown) =>
   Type.Object(
     { success: Type.Literal(true), data: Type.Array(item), meta: Meta },
@@ -164,21 +195,7 @@ export function adminPaymentRoutes(app: App, { db }: { db: Db }) {
         q.kind ? eq(t.kind, q.kind) : undefined,
         q.sponsorAdId ? eq(t.sponsorAdId, q.sponsorAdId) : undefined,
       )
-      return pageAnswer(
-        await fetchPage(q, {
-          rows: async (limit, offset) =>
-            (
-              await db
-                .select()
-                .from(t)
-                .where(where)
-                .orderBy(desc(t.createdAt), desc(t.id))
-                .limit(limit)
-                .offset(offset)
-            ).map(paymentRecordOf),
-          total: async () => totalOf(await db.select({ n: count() }).from(t).where(where)),
-        }),
-      )
+      return pageAnswer(await pageOf(db, q, t, where, [desc(t.createdAt), desc(t.id)], paymentRecordOf))
     },
   )
 
@@ -207,21 +224,7 @@ export function adminPaymentRoutes(app: App, { db }: { db: Db }) {
         q.status ? eq(t.status, q.status) : undefined,
         q.sponsorAdId ? eq(t.sponsorAdId, q.sponsorAdId) : undefined,
       )
-      return pageAnswer(
-        await fetchPage(q, {
-          rows: async (limit, offset) =>
-            (
-              await db
-                .select()
-                .from(t)
-                .where(where)
-                .orderBy(desc(t.updatedAt), desc(t.id))
-                .limit(limit)
-                .offset(offset)
-            ).map(subscriptionRecordOf),
-          total: async () => totalOf(await db.select({ n: count() }).from(t).where(where)),
-        }),
-      )
+      return pageAnswer(await pageOf(db, q, t, where, [desc(t.updatedAt), desc(t.id)], subscriptionRecordOf))
     },
   )
 
