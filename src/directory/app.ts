@@ -202,6 +202,7 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
     gateways: createPaymentGateways(config),
     config,
     redirectOrigins: appOrigins(config),
+    accounts,
   })
   const payments = paymentsModule({ db, clock, log, jobs, rateLimit, site: site.site, config })
 

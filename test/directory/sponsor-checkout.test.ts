@@ -301,6 +301,32 @@ for (const provider of ['stripe', 'lemonsqueezy', 'polar'] as const) {
       assert.equal(renew.json().code, 'SPONSOR_AD_INVALID_TRANSITION')
     })
 
+    it('cancels the provider subscription of a running ad when its account is deleted', async () => {
+      const registered = await request('POST', '/api/auth/register', null, {
+        email: `leaving-${provider}-${Math.random().toString(36).slice(2, 8)}@example.com`,
+        password: 'a good password',
+        name: 'Leaving Sponsor',
+      })
+      assert.equal(registered.statusCode, 201, registered.body)
+      const cookie = String(registered.headers['set-cookie']).split(';')[0] as string
+      const userId = registered.json().user.id as string
+      const ad: Ad = (
+        await ok('POST', '/api/sponsor-ads/user', cookie, {
+          itemSlug: `leaving-${provider}`,
+          itemName: 'L',
+          interval: 'monthly',
+        })
+      ).data
+      const subscription = await pay({ type: 'sponsor_ad', sponsorAdId: ad.id, itemSlug: ad.itemSlug })
+      await ok('POST', `/api/admin/sponsor-ads/${ad.id}/approve`, admin, {})
+      await ok('DELETE', `/api/admin/users/${userId}`, admin)
+      await until(
+        async () => providers[provider].cancelled(subscription),
+        'the provider subscription is cancelled',
+      )
+      assert.equal((await request('GET', `/api/admin/sponsor-ads/${ad.id}`, admin)).statusCode, 404)
+    })
+
     it('refuses redirect URLs to other hosts, naming each field', async () => {
       const ada = await signUp(h)
       const ad: Ad = (

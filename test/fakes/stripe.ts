@@ -1,6 +1,15 @@
 import { randomBytes } from 'node:crypto'
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import {
+  type Answer,
+  type Behaviour,
+  createScript,
+  listen,
+  type RequestMatch,
+  readBody,
+  type ScriptedFault,
+  sendAnswer,
+} from './scripted.ts'
 
 export const DEFAULT_STRIPE_API_KEY = 'sk_test_fake_0123456789abcdefghijklmn'
 
@@ -27,19 +36,11 @@ export interface StripeFakeRequest {
 }
 
 /** An answer instead of the real one; a string body is sent as is (text), anything else as JSON. */
-export interface StripeFakeFault {
-  status: number
-  body?: unknown
-  headers?: Record<string, string>
-}
+export type StripeFakeFault = ScriptedFault
 
-export type StripeFakeBehaviour = StripeFakeFault | { hang: true }
+export type StripeFakeBehaviour = Behaviour<StripeFakeFault>
 
-export interface StripeFakeMatch {
-  method?: string
-  /** Exact path without the query, or a RegExp. */
-  path?: string | RegExp
-}
+export type StripeFakeMatch = RequestMatch
 
 export interface StripeFakePrice {
   id: string
@@ -81,8 +82,6 @@ export interface StripeFakeSubscription {
   created: number
   canceledAt: number | null
 }
-
-type Answer = { status: number; body: unknown; headers?: Record<string, string> }
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
 const randomId = (prefix: string, length = 24) =>
@@ -216,12 +215,6 @@ function metadataOf(value: FormValue | undefined, param: string): Record<string,
 const isAnswer = (value: unknown): value is Answer =>
   typeof value === 'object' && value !== null && 'status' in value && 'body' in value
 
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = []
-  for await (const chunk of req) chunks.push(chunk as Buffer)
-  return Buffer.concat(chunks).toString('utf8')
-}
-
 /**
  * A stand-in for Stripe's API (https://docs.stripe.com/api) on 127.0.0.1, what sponsor-ad checkout calls,
  * with Stripe's paths, form-encoded bodies and JSON answers, so the official `stripe` SDK takes them:
@@ -246,8 +239,7 @@ export async function startStripeFake({ apiKey = DEFAULT_STRIPE_API_KEY }: Strip
   const checkouts: StripeFakeCheckout[] = []
   const subscriptions = new Map<string, StripeFakeSubscription>()
   const requests: StripeFakeRequest[] = []
-  const scripted: { match: StripeFakeMatch; behaviour: StripeFakeBehaviour; remaining: number }[] = []
-  const held = new Map<ServerResponse, () => void>()
+  const script = createScript<StripeFakeBehaviour, StripeFakeMatch>(faultBody)
   const now = () => Math.floor(Date.now() / 1000)
 
   function addPrice(
@@ -501,34 +493,12 @@ export async function startStripeFake({ apiKey = DEFAULT_STRIPE_API_KEY }: Strip
     return route(method, path, body)
   }
 
-  const matches = (match: StripeFakeMatch, method: string, path: string) =>
-    (!match.method || match.method.toUpperCase() === method) &&
-    (match.path === undefined ||
-      (typeof match.path === 'string' ? match.path === path : match.path.test(path)))
-
-  function scriptedFor(method: string, path: string): StripeFakeBehaviour | undefined {
-    const entry = scripted.find(
-      (candidate) => candidate.remaining > 0 && matches(candidate.match, method, path),
-    )
-    if (!entry) return undefined
-    entry.remaining--
-    return entry.behaviour
-  }
-
   function send(res: ServerResponse, logged: StripeFakeRequest, answer: Answer) {
-    if (res.destroyed || res.headersSent) return
-    logged.status = answer.status
-    const raw = typeof answer.body === 'string'
-    res
-      .writeHead(answer.status, {
-        'content-type': raw ? 'text/html; charset=utf-8' : 'application/json',
-        'request-id': randomId('req_', 14),
-        ...answer.headers,
-      })
-      .end(raw ? (answer.body as string) : JSON.stringify(answer.body))
+    const types = { text: 'text/html; charset=utf-8', json: 'application/json' }
+    if (sendAnswer(res, answer, types, { 'request-id': randomId('req_', 14) })) logged.status = answer.status
   }
 
-  const server = createServer(async (req, res) => {
+  const { server, url: address } = await listen(async (req, res) => {
     const raw = await readBody(req)
     const url = new URL(req.url ?? '/', 'http://fake')
     const method = req.method ?? 'GET'
@@ -547,34 +517,17 @@ export async function startStripeFake({ apiKey = DEFAULT_STRIPE_API_KEY }: Strip
       status: null,
     }
     requests.push(logged)
-    const behaviour = scriptedFor(method, url.pathname)
-    const answer = () => send(res, logged, respond(req, method, url.pathname, logged.body))
-    if (behaviour && 'hang' in behaviour) {
-      held.set(res, answer)
-      return
-    }
-    if (behaviour) {
-      return send(res, logged, {
-        status: behaviour.status,
-        body: behaviour.body === undefined ? faultBody(behaviour.status) : behaviour.body,
-        ...(behaviour.headers ? { headers: behaviour.headers } : {}),
-      })
-    }
-    answer()
+    script.answer(
+      res,
+      script.take(method, url.pathname),
+      () => respond(req, method, url.pathname, logged.body),
+      (answer) => send(res, logged, answer),
+    )
   })
-
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-
-  function release() {
-    const answers = [...held.values()]
-    held.clear()
-    for (const answer of answers) answer()
-  }
 
   return {
     /** The server's address, as STRIPE_API_URL takes it. */
-    url: `http://127.0.0.1:${port}`,
+    url: address,
     apiKey,
     /** Every request, in order. */
     requests,
@@ -585,21 +538,14 @@ export async function startStripeFake({ apiKey = DEFAULT_STRIPE_API_KEY }: Strip
     addPrice,
     addSubscription,
     /** The next `times` requests matching `match` answer `behaviour` (a status, or held open). */
-    fail(match: StripeFakeMatch, behaviour: StripeFakeBehaviour, times = 1) {
-      scripted.push({ match, behaviour, remaining: times })
-    },
+    fail: script.fail,
     /** How many requests are held (their clients may have given up on them). */
     get held(): number {
-      return held.size
+      return script.held
     },
     /** Held requests get their real answers. */
-    release,
-    close: () =>
-      new Promise<void>((resolve) => {
-        release()
-        server.close(() => resolve())
-        server.closeAllConnections()
-      }),
+    release: script.release,
+    close: () => script.close(server),
   }
 }
 

@@ -1,6 +1,6 @@
 import { and, eq, ne, sql } from 'drizzle-orm'
 import { onUniqueViolation, uniqueViolation } from '../../db/errors.ts'
-import type { Db, DbOrTx } from '../../db/index.ts'
+import type { Db, DbOrTx, Tx } from '../../db/index.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { conflict } from '../../lib/errors.ts'
 import { normaliseEmail, usernameFromEmail } from './rules.ts'
@@ -50,6 +50,7 @@ const identityConflicts = onUniqueViolation({
  * session) are made together.
  */
 export function createAccountService({ db, clock }: { db: Db; clock: Clock }) {
+  const removalHooks: ((tx: Tx, userId: string) => Promise<void>)[] = []
   return {
     /** Creates the account; a derived username steps around one already taken. */
     async create(account: NewAccount, executor: DbOrTx = db): Promise<UserRow> {
@@ -147,10 +148,22 @@ export function createAccountService({ db, clock }: { db: Db; clock: Clock }) {
         .where(eq(users.id, id))
     },
 
+    /**
+     * Runs `hook` in the transaction of every account deletion, before the row goes: what a module must do
+     * about the account's belongings beyond their foreign keys' cascade (sponsor ads stop their provider
+     * subscriptions).
+     */
+    beforeRemove(hook: (tx: Tx, userId: string) => Promise<void>): void {
+      removalHooks.push(hook)
+    },
+
     /** Deletes the account; its sessions and client profile go with it (foreign keys). */
     async remove(id: string): Promise<boolean> {
-      const deleted = await db.delete(users).where(eq(users.id, id)).returning({ id: users.id })
-      return deleted.length > 0
+      return db.transaction(async (tx) => {
+        for (const hook of removalHooks) await hook(tx, id)
+        const deleted = await tx.delete(users).where(eq(users.id, id)).returning({ id: users.id })
+        return deleted.length > 0
+      })
     },
   }
 }

@@ -5,6 +5,7 @@ import type { Module } from '../../http/modules.ts'
 import type { PaymentGateways } from '../../integrations/payments/gateway.ts'
 import type { Jobs } from '../../jobs/index.ts'
 import type { Clock } from '../../lib/clock.ts'
+import type { AccountService } from '../accounts/service.ts'
 import { adminSponsorAdRoutes, publicSponsorAdRoutes, userSponsorAdRoutes } from './routes.ts'
 import {
   createSponsorAdService,
@@ -35,8 +36,10 @@ export function sponsorAdsModule(deps: {
     | 'subscriptionCancelRetrySeconds'
   >
   redirectOrigins: ReadonlySet<string>
+  accounts: Pick<AccountService, 'beforeRemove'>
 }) {
   const ads = createSponsorAdService(deps)
+  deps.accounts.beforeRemove((tx, userId) => ads.cancelSubscriptionsOf(tx, userId))
   const module: Module = {
     name: 'sponsor-ads',
     routes: (app) => {

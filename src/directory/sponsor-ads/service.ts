@@ -720,6 +720,25 @@ export function createSponsorAdService({
       }))
     },
 
+    /**
+     * In an account's deletion: the provider subscriptions of its open ads are cancelled (the ads go with
+     * the account), so nobody is charged for ads that no longer exist.
+     */
+    async cancelSubscriptionsOf(tx: Tx, userId: string): Promise<void> {
+      const open = await tx
+        .select()
+        .from(sponsorAds)
+        .where(
+          and(
+            eq(sponsorAds.userId, userId),
+            inArray(sponsorAds.status, [...OPEN_SPONSOR_AD_STATUSES]),
+            isNotNull(sponsorAds.subscriptionId),
+          ),
+        )
+        .for('update')
+      for (const ad of open) await cancelSubscriptionOf(tx, ad)
+    },
+
     /** The job: every active ad whose end date has passed becomes `expired`. */
     async expire(): Promise<number> {
       const now = clock.now()
