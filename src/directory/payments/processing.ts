@@ -87,21 +87,20 @@ export function createPaymentProcessing({
   mailEnabled,
   siteName,
 }: PaymentProcessingDeps) {
-  /** Queues an email in the transaction; `site` is the site's name, read before the transaction opened. */
-  async function mail(tx: Tx, site: string, to: string | null | undefined, subject: string, lines: string[]) {
-    if (!mailEnabled || !to) return
+  /**
+   * Queues an email to the ad's owner in the transaction (nothing without SMTP); `site` is the site's
+   * name, read before the transaction opened.
+   */
+  async function mailOwner(tx: Tx, site: string, ad: AdRow, subject: string, lines: string[]) {
+    if (!mailEnabled) return
+    const [owner] = await tx.select({ email: users.email }).from(users).where(eq(users.id, ad.userId))
+    if (!owner) return
     const message: PaymentMail = {
-      to,
+      to: owner.email,
       subject: `[${site}] ${subject}`,
       text: [...lines, '', `-- ${site}`].join('\n'),
     }
     await jobs.send(PAYMENT_MAIL_JOB, message, { tx })
-  }
-
-  async function ownerEmail(tx: Tx, ad: AdRow | null): Promise<string | null> {
-    if (!ad) return null
-    const [user] = await tx.select({ email: users.email }).from(users).where(eq(users.id, ad.userId))
-    return user?.email ?? null
   }
 
   /** Keeps SPEC.md's normalised subscription of the event; a cancelled one is not revived by a late update. */
@@ -275,7 +274,7 @@ export function createPaymentProcessing({
         : effect === 'credited'
           ? 'Your payment was received. Your ad is still waiting for review; the approval will start every period paid for.'
           : `Your payment was received and your ad runs until ${(changes.endDate as Date).toISOString().slice(0, 10)}.`
-    await mail(tx, site, await ownerEmail(tx, ad), `Payment received for your sponsor ad: ${ad.title}`, [
+    await mailOwner(tx, site, ad, `Payment received for your sponsor ad: ${ad.title}`, [
       what,
       '',
       `Ad: ${ad.title} (${ad.interval})`,
@@ -353,7 +352,7 @@ export function createPaymentProcessing({
           'payment failed',
         )
         if (ad) {
-          await mail(tx, site, await ownerEmail(tx, ad), `Payment failed for your sponsor ad: ${ad.title}`, [
+          await mailOwner(tx, site, ad, `Payment failed for your sponsor ad: ${ad.title}`, [
             `${PROVIDER_NAMES[event.provider]} could not take the payment for your sponsor ad.`,
             'Please check your payment method; the ad stops when its paid time ends.',
             '',
@@ -368,7 +367,7 @@ export function createPaymentProcessing({
         await upsertSubscription(tx, event, ad)
         if (ad) {
           const end = event.subscription?.trialEnd
-          await mail(tx, site, await ownerEmail(tx, ad), `Your sponsor ad’s trial ends soon: ${ad.title}`, [
+          await mailOwner(tx, site, ad, `Your sponsor ad’s trial ends soon: ${ad.title}`, [
             `The trial of your sponsor ad ends${end ? ` on ${end.toISOString().slice(0, 10)}` : ' soon'}.`,
             'Its subscription will then be charged, unless you cancel it.',
           ])
