@@ -1,7 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto'
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { IncomingMessage } from 'node:http'
 import type { Checkout, Subscription } from '@lemonsqueezy/lemonsqueezy.js'
+import type { Answer, Behaviour, RequestMatch, ScriptedFault, ScriptedRequest } from './scripted.ts'
+import { parseBody, startScriptedFake } from './scripted.ts'
 
 export const DEFAULT_LEMONSQUEEZY_API_KEY = 'lmsq-fake-api-key-0123456789abcdef'
 
@@ -13,31 +14,12 @@ export interface LemonSqueezyFakeOptions {
   apiKey?: string
 }
 
-export interface LemonSqueezyFakeRequest {
-  method: string
-  /** Without the query, e.g. `/v1/checkouts`. */
-  path: string
-  query: Record<string, string>
+/** A request as LemonSqueezy received it; `path` without the query, e.g. `/v1/checkouts`. */
+export interface LemonSqueezyFakeRequest extends ScriptedRequest {
   /** The JSON body parsed, the raw text when it is not JSON, undefined when empty. */
   body: unknown
   authorization: string | undefined
   contentType: string | undefined
-  /** What it was answered; null while held (or when the client left first). */
-  status: number | null
-}
-
-/** An answer instead of the real one; a string body is sent as is (text), anything else as JSON. */
-export interface LemonSqueezyFakeFault {
-  status: number
-  body?: unknown
-}
-
-export type LemonSqueezyFakeBehaviour = LemonSqueezyFakeFault | { hang: true }
-
-export interface LemonSqueezyFakeMatch {
-  method?: string
-  /** Exact path without the query, or a RegExp. */
-  path?: string | RegExp
 }
 
 type CheckoutAttributes = Checkout['data']['attributes']
@@ -82,8 +64,6 @@ export interface LemonSqueezyFakeSubscription {
   endsAt: string | null
 }
 
-type Answer = { status: number; body: unknown }
-
 const TITLES: Record<number, string> = {
   400: 'Bad Request',
   401: 'Unauthorized',
@@ -123,18 +103,19 @@ function faultBody(status: number): unknown {
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
 
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = []
-  for await (const chunk of req) chunks.push(chunk as Buffer)
-  return Buffer.concat(chunks).toString('utf8')
-}
-
 const relationship = (type: string, id: string, name: string) => ({
   links: {
     related: `${API}/v1/${type}/${id}/${name}`,
     self: `${API}/v1/${type}/${id}/relationships/${name}`,
   },
 })
+
+/** An answer instead of the real one; a string body is sent as is (text), anything else as JSON. */
+export type LemonSqueezyFakeFault = Omit<ScriptedFault, 'headers'>
+
+export type LemonSqueezyFakeBehaviour = Behaviour<LemonSqueezyFakeFault>
+
+export type LemonSqueezyFakeMatch = RequestMatch
 
 /**
  * A stand-in for LemonSqueezy's API (https://docs.lemonsqueezy.com/api) on 127.0.0.1, what sponsor-ad
@@ -161,13 +142,6 @@ export async function startLemonSqueezyFake({
   const variants = new Map<string, { id: string; storeId: string; name: string }>()
   const checkouts: LemonSqueezyFakeCheckout[] = []
   const subscriptions = new Map<string, LemonSqueezyFakeSubscription>()
-  const requests: LemonSqueezyFakeRequest[] = []
-  const scripted: {
-    match: LemonSqueezyFakeMatch
-    behaviour: LemonSqueezyFakeBehaviour
-    remaining: number
-  }[] = []
-  const held = new Map<ServerResponse, () => void>()
   let nextId = 10_000
   const newId = () => String(nextId++)
   const now = () => new Date().toISOString()
@@ -436,7 +410,7 @@ export async function startLemonSqueezyFake({
     return lemonError(404, 'Not Found')
   }
 
-  function respond(req: IncomingMessage, method: string, path: string, body: unknown): Answer {
+  function respond(req: IncomingMessage, { method, path, body }: LemonSqueezyFakeRequest): Answer {
     if (req.headers.authorization !== `Bearer ${apiKey}`) return lemonError(401, 'Unauthenticated.')
     if (
       (method === 'POST' || method === 'PATCH') &&
@@ -447,104 +421,34 @@ export async function startLemonSqueezyFake({
     return route(method, path, body)
   }
 
-  const matches = (match: LemonSqueezyFakeMatch, method: string, path: string) =>
-    (!match.method || match.method.toUpperCase() === method) &&
-    (match.path === undefined ||
-      (typeof match.path === 'string' ? match.path === path : match.path.test(path)))
-
-  function scriptedFor(method: string, path: string): LemonSqueezyFakeBehaviour | undefined {
-    const entry = scripted.find(
-      (candidate) => candidate.remaining > 0 && matches(candidate.match, method, path),
-    )
-    if (!entry) return undefined
-    entry.remaining--
-    return entry.behaviour
-  }
-
-  function send(res: ServerResponse, logged: LemonSqueezyFakeRequest, answer: Answer) {
-    if (res.destroyed || res.headersSent) return
-    logged.status = answer.status
-    const raw = typeof answer.body === 'string'
-    res
-      .writeHead(answer.status, {
-        'content-type': raw ? 'text/html; charset=utf-8' : 'application/vnd.api+json',
-      })
-      .end(raw ? (answer.body as string) : JSON.stringify(answer.body))
-  }
-
-  const server = createServer(async (req, res) => {
-    const text = await readBody(req)
-    const url = new URL(req.url ?? '/', 'http://fake')
-    const method = req.method ?? 'GET'
-    let body: unknown
-    try {
-      body = text ? JSON.parse(text) : undefined
-    } catch {
-      body = text
-    }
-    const logged: LemonSqueezyFakeRequest = {
-      method,
-      path: url.pathname,
-      query: Object.fromEntries(url.searchParams),
-      body,
+  const fake = await startScriptedFake<
+    LemonSqueezyFakeBehaviour,
+    LemonSqueezyFakeMatch,
+    LemonSqueezyFakeRequest
+  >({
+    faultBody,
+    log: (req, text) => ({
+      body: parseBody(text),
       authorization: req.headers.authorization,
       contentType: req.headers['content-type'],
-      status: null,
-    }
-    requests.push(logged)
-    const behaviour = scriptedFor(method, url.pathname)
-    const answer = () => send(res, logged, respond(req, method, url.pathname, body))
-    if (behaviour && 'hang' in behaviour) {
-      held.set(res, answer)
-      return
-    }
-    if (behaviour) {
-      return send(res, logged, {
-        status: behaviour.status,
-        body: behaviour.body === undefined ? faultBody(behaviour.status) : behaviour.body,
-      })
-    }
-    answer()
+    }),
+    respond,
+    types: { text: 'text/html; charset=utf-8', json: 'application/vnd.api+json' },
   })
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-
-  function release() {
-    const answers = [...held.values()]
-    held.clear()
-    for (const answer of answers) answer()
-  }
-
-  return {
+  return Object.assign(fake.controls, {
     /** The server's address, as LEMONSQUEEZY_API_URL takes it. */
-    url: `http://127.0.0.1:${port}`,
+    url: fake.url,
     apiKey,
     /** Every request, in order. */
-    requests,
+    requests: fake.requests,
     /** Every checkout created, in order. */
     checkouts,
     subscriptions,
     addStore,
     addVariant,
     addSubscription,
-    /** The next `times` requests matching `match` answer `behaviour` (a status, or held open). */
-    fail(match: LemonSqueezyFakeMatch, behaviour: LemonSqueezyFakeBehaviour, times = 1) {
-      scripted.push({ match, behaviour, remaining: times })
-    },
-    /** How many requests are held (their clients may have given up on them). */
-    get held(): number {
-      return held.size
-    },
-    /** Held requests get their real answers. */
-    release,
-    close: () =>
-      new Promise<void>((resolve) => {
-        release()
-        server.close(() => resolve())
-        server.closeAllConnections()
-      }),
-  }
+  })
 }
 
 export type LemonSqueezyFake = Awaited<ReturnType<typeof startLemonSqueezyFake>>

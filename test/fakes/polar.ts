@@ -1,7 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto'
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { IncomingMessage } from 'node:http'
 import type { models } from '@polar-sh/sdk/2026-10'
+import type { Answer, Behaviour, RequestMatch, ScriptedFault, ScriptedRequest } from './scripted.ts'
+import { parseBody, startScriptedFake } from './scripted.ts'
 
 export const DEFAULT_POLAR_ACCESS_TOKEN = 'polar_oat_fake0123456789abcdefghijklmnopqrstuv'
 
@@ -10,33 +11,13 @@ export interface PolarFakeOptions {
   accessToken?: string
 }
 
-export interface PolarFakeRequest {
-  method: string
-  /** Without the query, e.g. `/v1/checkouts/`. */
-  path: string
-  query: Record<string, string>
+/** A request as Polar received it; `path` without the query, e.g. `/v1/checkouts/`. */
+export interface PolarFakeRequest extends ScriptedRequest {
   /** The JSON body parsed, the raw text when it is not JSON, undefined when empty. */
   body: unknown
   authorization: string | undefined
   /** The `Polar-Version` header the SDK sends (its API version). */
   polarVersion: string | undefined
-  /** What it was answered; null while held (or when the client left first). */
-  status: number | null
-}
-
-/** An answer instead of the real one; a string body is sent as is (text), anything else as JSON. */
-export interface PolarFakeFault {
-  status: number
-  body?: unknown
-  headers?: Record<string, string>
-}
-
-export type PolarFakeBehaviour = PolarFakeFault | { hang: true }
-
-export interface PolarFakeMatch {
-  method?: string
-  /** Exact path without the query, or a RegExp. */
-  path?: string | RegExp
 }
 
 /** A created checkout, with the request as Polar received it. */
@@ -63,7 +44,6 @@ export interface PolarFakeSubscription {
   endedAt: string | null
 }
 
-type Answer = { status: number; body: unknown; headers?: Record<string, string> }
 type Issue = { type: string; loc: (string | number)[]; msg: string; input?: unknown }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
@@ -123,12 +103,6 @@ function faultBody(status: number): unknown {
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
 
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = []
-  for await (const chunk of req) chunks.push(chunk as Buffer)
-  return Buffer.concat(chunks).toString('utf8')
-}
-
 /** `metadata` as Polar takes it: at most 50 keys of at most 40 characters; strings of at most 500, numbers, booleans. */
 function metadataIssues(value: unknown): Issue[] {
   if (value === undefined) return []
@@ -168,6 +142,13 @@ function checkoutProductOf(product: models.Product): models.CheckoutProduct {
   return { ...shown, benefits: [] }
 }
 
+/** An answer instead of the real one; a string body is sent as is (text), anything else as JSON. */
+export type PolarFakeFault = ScriptedFault
+
+export type PolarFakeBehaviour = Behaviour<PolarFakeFault>
+
+export type PolarFakeMatch = RequestMatch
+
 /**
  * A stand-in for Polar's API (https://polar.sh/docs/api-reference) on 127.0.0.1, what sponsor-ad checkout
  * calls, as the official `@polar-sh/sdk` (API version 2026-10, `Polar-Version` header) sends and reads it:
@@ -191,9 +172,6 @@ export async function startPolarFake({ accessToken = DEFAULT_POLAR_ACCESS_TOKEN 
   const products = new Map<string, models.Product>()
   const checkouts: PolarFakeCheckout[] = []
   const subscriptions = new Map<string, PolarFakeSubscription>()
-  const requests: PolarFakeRequest[] = []
-  const scripted: { match: PolarFakeMatch; behaviour: PolarFakeBehaviour; remaining: number }[] = []
-  const held = new Map<ServerResponse, () => void>()
   const now = () => new Date().toISOString()
 
   function addProduct(
@@ -525,115 +503,41 @@ export async function startPolarFake({ accessToken = DEFAULT_POLAR_ACCESS_TOKEN 
     return { status: 404, body: { detail: 'Not Found' } }
   }
 
-  function respond(req: IncomingMessage, method: string, path: string, body: unknown): Answer {
+  function respond(req: IncomingMessage, { method, path, body }: PolarFakeRequest): Answer {
     if (req.headers.authorization !== `Bearer ${accessToken}`)
       return polarError(401, 'Unauthorized', 'Unauthorized')
     return route(method, path, body)
   }
 
-  const matches = (match: PolarFakeMatch, method: string, path: string) =>
-    (!match.method || match.method.toUpperCase() === method) &&
-    (match.path === undefined ||
-      (typeof match.path === 'string' ? match.path === path : match.path.test(path)))
-
-  function scriptedFor(method: string, path: string): PolarFakeBehaviour | undefined {
-    const entry = scripted.find(
-      (candidate) => candidate.remaining > 0 && matches(candidate.match, method, path),
-    )
-    if (!entry) return undefined
-    entry.remaining--
-    return entry.behaviour
-  }
-
-  function send(res: ServerResponse, logged: PolarFakeRequest, answer: Answer) {
-    if (res.destroyed || res.headersSent) return
-    logged.status = answer.status
-    const raw = typeof answer.body === 'string'
-    res
-      .writeHead(answer.status, {
-        'content-type': raw ? 'text/html; charset=utf-8' : 'application/json',
-        ...(answer.status === 429 ? { 'retry-after': '1' } : {}),
-        ...answer.headers,
-      })
-      .end(raw ? (answer.body as string) : JSON.stringify(answer.body))
-  }
-
-  const server = createServer(async (req, res) => {
-    const text = await readBody(req)
-    const url = new URL(req.url ?? '/', 'http://fake')
-    const method = req.method ?? 'GET'
-    let body: unknown
-    try {
-      body = text ? JSON.parse(text) : undefined
-    } catch {
-      body = text
-    }
-    const version = req.headers['polar-version']
-    const logged: PolarFakeRequest = {
-      method,
-      path: url.pathname,
-      query: Object.fromEntries(url.searchParams),
-      body,
-      authorization: req.headers.authorization,
-      polarVersion: Array.isArray(version) ? version[0] : version,
-      status: null,
-    }
-    requests.push(logged)
-    const behaviour = scriptedFor(method, url.pathname)
-    const answer = () => send(res, logged, respond(req, method, url.pathname, body))
-    if (behaviour && 'hang' in behaviour) {
-      held.set(res, answer)
-      return
-    }
-    if (behaviour) {
-      return send(res, logged, {
-        status: behaviour.status,
-        body: behaviour.body === undefined ? faultBody(behaviour.status) : behaviour.body,
-        ...(behaviour.headers ? { headers: behaviour.headers } : {}),
-      })
-    }
-    answer()
+  const fake = await startScriptedFake<PolarFakeBehaviour, PolarFakeMatch, PolarFakeRequest>({
+    faultBody,
+    log(req, text) {
+      const version = req.headers['polar-version']
+      return {
+        body: parseBody(text),
+        authorization: req.headers.authorization,
+        polarVersion: Array.isArray(version) ? version[0] : version,
+      }
+    },
+    respond,
+    types: { text: 'text/html; charset=utf-8', json: 'application/json' },
+    headers: (answer): Record<string, string> => (answer.status === 429 ? { 'retry-after': '1' } : {}),
   })
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-
-  function release() {
-    const answers = [...held.values()]
-    held.clear()
-    for (const answer of answers) answer()
-  }
-
-  return {
+  return Object.assign(fake.controls, {
     /** The server's address, as POLAR_API_URL takes it. */
-    url: `http://127.0.0.1:${port}`,
+    url: fake.url,
     accessToken,
     organizationId,
     /** Every request, in order. */
-    requests,
+    requests: fake.requests,
     /** Every checkout created, in order. */
     checkouts,
     products,
     subscriptions,
     addProduct,
     addSubscription,
-    /** The next `times` requests matching `match` answer `behaviour` (a status, or held open). */
-    fail(match: PolarFakeMatch, behaviour: PolarFakeBehaviour, times = 1) {
-      scripted.push({ match, behaviour, remaining: times })
-    },
-    /** How many requests are held (their clients may have given up on them). */
-    get held(): number {
-      return held.size
-    },
-    /** Held requests get their real answers. */
-    release,
-    close: () =>
-      new Promise<void>((resolve) => {
-        release()
-        server.close(() => resolve())
-        server.closeAllConnections()
-      }),
-  }
+  })
 }
 
 export type PolarFake = Awaited<ReturnType<typeof startPolarFake>>

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net'
 
 /**
  * The machinery the fakes share: scripted faults (`fail(match, behaviour, times)`), requests held open until
- * `release()`, and the server's start and close. Each fake keeps its own error shapes and content types.
+ * `release()`, the request log, and the server's start and close. `startScriptedFake` wires it all; the
+ * pieces serve a fake that needs less. Each fake keeps its own answers, error shapes and content types.
  */
 
 /** Which requests a scripted behaviour applies to: the method (any case) and the path without the query. */
@@ -29,38 +30,34 @@ export type Behaviour<Fault extends ScriptedFault = ScriptedFault> = Fault | Han
 /** What a fake sends: a status and a body, with headers of its own. */
 export type Answer = { status: number; body: unknown; headers?: Record<string, string> }
 
+/** A request as a fake's log keeps it; each fake adds what it reads of it. */
+export interface ScriptedRequest {
+  method: string
+  /** Without the query. */
+  path: string
+  query: Record<string, string>
+  /** What it was answered; null while held (or when the client left first). */
+  status: number | null
+}
+
 /** Whether a request (method, path without the query) is one `match` names; what it leaves out, any does. */
 export function matches(match: RequestMatch, method: string, path: string): boolean {
   return (
     (!match.method || match.method.toUpperCase() === method) &&
-    (match.path === undefined || (typeof match.path === 'string' ? match.path === path : match.path.test(path)))
+    (match.path === undefined ||
+      (typeof match.path === 'string' ? match.path === path : match.path.test(path)))
   )
 }
 
 /**
- * A fake's script: behaviours queued by `fail` for the next matching requests, first queued first used, and
- * the requests held open by a `{hang: true}`. `faultBody` words a fault given without a body.
+ * A fake's script: behaviours queued by `fail` for the next matching requests (the first queued that still
+ * matches is used), and the requests held open. `faultBody` words a fault given without a body.
  */
-export function createScript<B extends ScriptedFault | Hang, Match extends RequestMatch = RequestMatch>(
+export function createScript<B extends Behaviour, Match extends RequestMatch = RequestMatch>(
   faultBody: (status: number) => unknown,
 ) {
   const entries: { match: Match; behaviour: B; remaining: number }[] = []
   const held = new Map<ServerResponse, () => void>()
-
-  function release() {
-    const answers = [...held.values()]
-    held.clear()
-    for (const answer of answers) answer()
-  }
-
-  /** The answer a fault stands for: its body, or the fake's for that status; its headers, if any. */
-  function faultAnswer(fault: Exclude<B, Hang>): Answer {
-    return {
-      status: fault.status,
-      body: fault.body === undefined ? faultBody(fault.status) : fault.body,
-      ...(fault.headers ? { headers: fault.headers } : {}),
-    }
-  }
 
   return {
     /** The next `times` requests matching `match` answer `behaviour` (a status, or held open). */
@@ -69,7 +66,9 @@ export function createScript<B extends ScriptedFault | Hang, Match extends Reque
     },
     /** The behaviour scripted for this request, used up; undefined when none is. */
     take(method: string, path: string): B | undefined {
-      const entry = entries.find((candidate) => candidate.remaining > 0 && matches(candidate.match, method, path))
+      const entry = entries.find(
+        (candidate) => candidate.remaining > 0 && matches(candidate.match, method, path),
+      )
       if (!entry) return undefined
       entry.remaining--
       return entry.behaviour
@@ -78,35 +77,101 @@ export function createScript<B extends ScriptedFault | Hang, Match extends Reque
     clear() {
       entries.length = 0
     },
-    faultAnswer,
-    /**
-     * Answers a request as `behaviour` says: held open (`respond` is called on release, even when the client
-     * has given up, as a slow server would still do the work), its fault, or with none, `respond()`.
-     */
-    answer(res: ServerResponse, behaviour: B | undefined, respond: () => Answer, send: (answer: Answer) => void) {
-      if (behaviour && 'hang' in behaviour) {
-        held.set(res, () => send(respond()))
-        return
+    /** The answer a fault stands for: its body, or the fake's for that status; its headers, if any. */
+    faultAnswer(fault: Exclude<B, Hang>): Answer {
+      return {
+        status: fault.status,
+        body: fault.body === undefined ? faultBody(fault.status) : fault.body,
+        ...(fault.headers ? { headers: fault.headers } : {}),
       }
-      if (behaviour) return send(faultAnswer(behaviour as Exclude<B, Hang>))
-      send(respond())
+    },
+    /** Holds a request open; `answer` is called on release, even when its client has given up. */
+    hold(res: ServerResponse, answer: () => void) {
+      held.set(res, answer)
     },
     /** How many requests are held (their clients may have given up on them). */
     get held(): number {
       return held.size
     },
     /** Held requests get their real answers. */
-    release,
-    /** Releases the held requests, then closes the server and every connection to it. */
-    close(server: Server): Promise<void> {
-      release()
-      return closeServer(server)
+    release() {
+      const answers = [...held.values()]
+      held.clear()
+      for (const answer of answers) answer()
     },
   }
 }
 
-/** A request's body as text. */
-export async function readBody(req: IncomingMessage): Promise<string> {
+export interface ScriptedFakeOptions<B extends Behaviour, Logged extends ScriptedRequest> {
+  /** The body of a fault given without one, as the provider (or the proxy in front of it) words that status. */
+  faultBody: (status: number) => unknown
+  /** What the log keeps of a request besides its method, path, query and status; `text` is its body. */
+  log: (req: IncomingMessage, text: string) => Omit<Logged, keyof ScriptedRequest>
+  /** The real answer to a request. */
+  respond: (req: IncomingMessage, request: Logged, url: URL) => Answer
+  /** A string body is sent as is, typed `types.text`; anything else as JSON, typed `types.json`. */
+  types: { text: string; json: string }
+  /** Headers of the fake's own for an answer; the answer's own go over them. */
+  headers?: (answer: Answer) => Record<string, string>
+  /** While this gives a behaviour, every request gets it instead of the script's (an outage). */
+  override?: () => B | undefined
+}
+
+/**
+ * Starts a fake's server on 127.0.0.1: every request is read, logged in `requests`, then answered as scripted
+ * (held open, or a fault) or else for real by `options.respond`. Answers the server's `url`, the log, the
+ * `script`, and the `controls` a test uses: `fail`, `held`, `release` and `close`.
+ */
+export async function startScriptedFake<
+  B extends Behaviour,
+  Match extends RequestMatch,
+  Logged extends ScriptedRequest,
+>(options: ScriptedFakeOptions<B, Logged>) {
+  const script = createScript<B, Match>(options.faultBody)
+  const requests: Logged[] = []
+
+  function send(res: ServerResponse, logged: Logged, answer: Answer) {
+    if (sendAnswer(res, answer, options.types, options.headers?.(answer))) logged.status = answer.status
+  }
+
+  const { server, url } = await listen(async (req, res) => {
+    const text = await readBody(req)
+    const address = new URL(req.url ?? '/', 'http://fake')
+    const logged = {
+      method: req.method ?? 'GET',
+      path: address.pathname,
+      query: Object.fromEntries(address.searchParams),
+      ...options.log(req, text),
+      status: null,
+    } as Logged
+    requests.push(logged)
+    const behaviour = options.override?.() ?? script.take(logged.method, logged.path)
+    const answer = () => send(res, logged, options.respond(req, logged, address))
+    if (behaviour && 'hang' in behaviour) return script.hold(res, answer)
+    if (behaviour) return send(res, logged, script.faultAnswer(behaviour as Exclude<B, Hang>))
+    answer()
+  })
+
+  /** A fake returns these with its own members added by `Object.assign(controls, {…})` (a spread loses `held`). */
+  const controls = {
+    /** The next `times` requests matching `match` answer `behaviour` (a status, or held open). */
+    fail: script.fail,
+    /** How many requests are held (their clients may have given up on them). */
+    get held(): number {
+      return script.held
+    },
+    /** Held requests get their real answers. */
+    release: script.release,
+    /** Releases the held requests, then closes the server and every connection to it. */
+    close(): Promise<void> {
+      script.release()
+      return closeServer(server)
+    },
+  }
+  return { url, requests, script, controls }
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = []
   for await (const chunk of req) chunks.push(chunk as Buffer)
   return Buffer.concat(chunks).toString('utf8')
@@ -135,7 +200,11 @@ export function sendAnswer(
   if (res.destroyed || res.headersSent) return false
   const raw = typeof answer.body === 'string'
   res
-    .writeHead(answer.status, { 'content-type': raw ? types.text : types.json, ...headers, ...answer.headers })
+    .writeHead(answer.status, {
+      'content-type': raw ? types.text : types.json,
+      ...headers,
+      ...answer.headers,
+    })
     .end(raw ? (answer.body as string) : JSON.stringify(answer.body))
   return true
 }

@@ -1,15 +1,7 @@
 import { randomBytes } from 'node:crypto'
-import type { IncomingMessage, ServerResponse } from 'node:http'
-import {
-  type Answer,
-  type Behaviour,
-  createScript,
-  listen,
-  type RequestMatch,
-  readBody,
-  type ScriptedFault,
-  sendAnswer,
-} from './scripted.ts'
+import type { IncomingMessage } from 'node:http'
+import type { Answer, Behaviour, RequestMatch, ScriptedFault, ScriptedRequest } from './scripted.ts'
+import { startScriptedFake } from './scripted.ts'
 
 export const DEFAULT_STRIPE_API_KEY = 'sk_test_fake_0123456789abcdefghijklmn'
 
@@ -22,25 +14,13 @@ export interface StripeFakeOptions {
 export type FormValue = string | FormValue[] | { [key: string]: FormValue }
 export type FormObject = { [key: string]: FormValue }
 
-export interface StripeFakeRequest {
-  method: string
-  /** Without the query, e.g. `/v1/checkout/sessions`. */
-  path: string
-  query: Record<string, string>
+/** A request as Stripe received it; `path` without the query, e.g. `/v1/checkout/sessions`. */
+export interface StripeFakeRequest extends ScriptedRequest {
   body: FormObject
   authorization: string | undefined
   idempotencyKey: string | undefined
   stripeVersion: string | undefined
-  /** What it was answered; null while held (or when the client left first). */
-  status: number | null
 }
-
-/** An answer instead of the real one; a string body is sent as is (text), anything else as JSON. */
-export type StripeFakeFault = ScriptedFault
-
-export type StripeFakeBehaviour = Behaviour<StripeFakeFault>
-
-export type StripeFakeMatch = RequestMatch
 
 export interface StripeFakePrice {
   id: string
@@ -215,6 +195,13 @@ function metadataOf(value: FormValue | undefined, param: string): Record<string,
 const isAnswer = (value: unknown): value is Answer =>
   typeof value === 'object' && value !== null && 'status' in value && 'body' in value
 
+/** An answer instead of the real one; a string body is sent as is (text), anything else as JSON. */
+export type StripeFakeFault = ScriptedFault
+
+export type StripeFakeBehaviour = Behaviour<StripeFakeFault>
+
+export type StripeFakeMatch = RequestMatch
+
 /**
  * A stand-in for Stripe's API (https://docs.stripe.com/api) on 127.0.0.1, what sponsor-ad checkout calls,
  * with Stripe's paths, form-encoded bodies and JSON answers, so the official `stripe` SDK takes them:
@@ -238,8 +225,6 @@ export async function startStripeFake({ apiKey = DEFAULT_STRIPE_API_KEY }: Strip
   const prices = new Map<string, StripeFakePrice>()
   const checkouts: StripeFakeCheckout[] = []
   const subscriptions = new Map<string, StripeFakeSubscription>()
-  const requests: StripeFakeRequest[] = []
-  const script = createScript<StripeFakeBehaviour, StripeFakeMatch>(faultBody)
   const now = () => Math.floor(Date.now() / 1000)
 
   function addPrice(
@@ -476,7 +461,7 @@ export async function startStripeFake({ apiKey = DEFAULT_STRIPE_API_KEY }: Strip
     return invalid(`Unrecognized request URL (${method}: ${path}).`)
   }
 
-  function respond(req: IncomingMessage, method: string, path: string, body: FormObject): Answer {
+  function respond(req: IncomingMessage, { method, path, body }: StripeFakeRequest): Answer {
     const authorization = req.headers.authorization
     if (!authorization?.startsWith('Bearer ') || authorization.length === 'Bearer '.length) {
       return stripeError(
@@ -493,60 +478,38 @@ export async function startStripeFake({ apiKey = DEFAULT_STRIPE_API_KEY }: Strip
     return route(method, path, body)
   }
 
-  function send(res: ServerResponse, logged: StripeFakeRequest, answer: Answer) {
-    const types = { text: 'text/html; charset=utf-8', json: 'application/json' }
-    if (sendAnswer(res, answer, types, { 'request-id': randomId('req_', 14) })) logged.status = answer.status
-  }
-
-  const { server, url: address } = await listen(async (req, res) => {
-    const raw = await readBody(req)
-    const url = new URL(req.url ?? '/', 'http://fake')
-    const method = req.method ?? 'GET'
-    const header = (name: string) => {
-      const value = req.headers[name]
-      return Array.isArray(value) ? value[0] : value
-    }
-    const logged: StripeFakeRequest = {
-      method,
-      path: url.pathname,
-      query: Object.fromEntries(url.searchParams),
-      body: decodeForm(raw),
-      authorization: header('authorization'),
-      idempotencyKey: header('idempotency-key'),
-      stripeVersion: header('stripe-version'),
-      status: null,
-    }
-    requests.push(logged)
-    script.answer(
-      res,
-      script.take(method, url.pathname),
-      () => respond(req, method, url.pathname, logged.body),
-      (answer) => send(res, logged, answer),
-    )
+  const fake = await startScriptedFake<StripeFakeBehaviour, StripeFakeMatch, StripeFakeRequest>({
+    faultBody,
+    log(req, text) {
+      const header = (name: string) => {
+        const value = req.headers[name]
+        return Array.isArray(value) ? value[0] : value
+      }
+      return {
+        body: decodeForm(text),
+        authorization: header('authorization'),
+        idempotencyKey: header('idempotency-key'),
+        stripeVersion: header('stripe-version'),
+      }
+    },
+    respond,
+    types: { text: 'text/html; charset=utf-8', json: 'application/json' },
+    headers: () => ({ 'request-id': randomId('req_', 14) }),
   })
 
-  return {
+  return Object.assign(fake.controls, {
     /** The server's address, as STRIPE_API_URL takes it. */
-    url: address,
+    url: fake.url,
     apiKey,
     /** Every request, in order. */
-    requests,
+    requests: fake.requests,
     /** Every checkout session created, in order. */
     checkouts,
     prices,
     subscriptions,
     addPrice,
     addSubscription,
-    /** The next `times` requests matching `match` answer `behaviour` (a status, or held open). */
-    fail: script.fail,
-    /** How many requests are held (their clients may have given up on them). */
-    get held(): number {
-      return script.held
-    },
-    /** Held requests get their real answers. */
-    release: script.release,
-    close: () => script.close(server),
-  }
+  })
 }
 
 export type StripeFake = Awaited<ReturnType<typeof startStripeFake>>

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { IncomingMessage } from 'node:http'
+import type { Answer, Behaviour, RequestMatch, ScriptedFault, ScriptedRequest } from './scripted.ts'
+import { parseBody, startScriptedFake } from './scripted.ts'
 
 export const DEFAULT_TWENTY_API_KEY = 'twenty-fake-api-key-0123456789abcdef'
 
@@ -9,30 +10,11 @@ export interface TwentyFakeOptions {
   apiKey?: string
 }
 
-export interface TwentyFakeRequest {
-  method: string
-  /** Without the query, e.g. `/rest/people`. */
-  path: string
-  query: Record<string, string>
+/** A request as Twenty received it; `path` without the query, e.g. `/rest/people`. */
+export interface TwentyFakeRequest extends ScriptedRequest {
   /** The JSON body parsed, the raw text when it is not JSON, undefined when empty. */
   body: unknown
   authorization: string | undefined
-  /** What it was answered; null while held (or when the client left first). */
-  status: number | null
-}
-
-/** An answer instead of the real one: a status and a body (a string is sent as is, as text). */
-export interface TwentyFakeFault {
-  status: number
-  body?: unknown
-}
-
-export type TwentyFakeBehaviour = TwentyFakeFault | { hang: true }
-
-export interface TwentyFakeMatch {
-  method?: string
-  /** Exact path without the query, or a RegExp. */
-  path?: string | RegExp
 }
 
 interface Person {
@@ -58,8 +40,6 @@ interface Company {
   updatedAt: string
   deletedAt: null
 }
-
-type Answer = { status: number; body: unknown }
 
 /** The fields each object takes on create and update; Twenty refuses a field its object does not have. */
 const PERSON_FIELDS = new Set(['id', 'name', 'emails', 'jobTitle', 'city', 'companyId', 'position'])
@@ -102,11 +82,12 @@ function parseFilter(filter: string): ((record: object) => boolean) | string {
   return (record) => (String(valueAt(record, field) ?? '') === value) === (op === 'eq')
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = []
-  for await (const chunk of req) chunks.push(chunk as Buffer)
-  return Buffer.concat(chunks).toString('utf8')
-}
+/** An answer instead of the real one: a status and a body (a string is sent as is, as text). */
+export type TwentyFakeFault = Omit<ScriptedFault, 'headers'>
+
+export type TwentyFakeBehaviour = Behaviour<TwentyFakeFault>
+
+export type TwentyFakeMatch = RequestMatch
 
 /**
  * A stand-in for Twenty's REST API (https://twenty.com/developers) on 127.0.0.1, the subset the CRM sync
@@ -131,9 +112,6 @@ async function readBody(req: IncomingMessage): Promise<string> {
 export async function startTwentyFake({ apiKey = DEFAULT_TWENTY_API_KEY }: TwentyFakeOptions = {}) {
   const people = new Map<string, Person>()
   const companies = new Map<string, Company>()
-  const requests: TwentyFakeRequest[] = []
-  const scripted: { match: TwentyFakeMatch; behaviour: TwentyFakeBehaviour; remaining: number }[] = []
-  const held = new Map<ServerResponse, () => void>()
   let outage: TwentyFakeBehaviour | undefined
   let position = 0
 
@@ -295,68 +273,7 @@ export async function startTwentyFake({ apiKey = DEFAULT_TWENTY_API_KEY }: Twent
     return twentyError(404, 'NotFoundException', `Cannot ${method} ${path}`)
   }
 
-  const matches = (match: TwentyFakeMatch, method: string, path: string) =>
-    (!match.method || match.method.toUpperCase() === method) &&
-    (match.path === undefined ||
-      (typeof match.path === 'string' ? match.path === path : match.path.test(path)))
-
-  function scriptedFor(method: string, path: string): TwentyFakeBehaviour | undefined {
-    if (outage) return outage
-    const entry = scripted.find(
-      (candidate) => candidate.remaining > 0 && matches(candidate.match, method, path),
-    )
-    if (!entry) return undefined
-    entry.remaining--
-    return entry.behaviour
-  }
-
-  function send(res: ServerResponse, logged: TwentyFakeRequest, answer: Answer) {
-    if (res.destroyed || res.headersSent) return
-    logged.status = answer.status
-    const raw = typeof answer.body === 'string'
-    res
-      .writeHead(answer.status, {
-        'content-type': raw ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8',
-      })
-      .end(raw ? (answer.body as string) : JSON.stringify(answer.body))
-  }
-
-  const server = createServer(async (req, res) => {
-    const text = await readBody(req)
-    const url = new URL(req.url ?? '/', 'http://fake')
-    const method = req.method ?? 'GET'
-    let body: unknown
-    try {
-      body = text ? JSON.parse(text) : undefined
-    } catch {
-      body = text
-    }
-    const logged: TwentyFakeRequest = {
-      method,
-      path: url.pathname,
-      query: Object.fromEntries(url.searchParams),
-      body,
-      authorization: req.headers.authorization,
-      status: null,
-    }
-    requests.push(logged)
-    const answer = () => send(res, logged, respond(req, method, url, body))
-    const behaviour = scriptedFor(method, url.pathname)
-    if (behaviour && 'hang' in behaviour) {
-      // Worked on when released even if the client has gone: a slow server still makes what it was asked to.
-      held.set(res, answer)
-      return
-    }
-    if (behaviour) {
-      return send(res, logged, {
-        status: behaviour.status,
-        body: behaviour.body === undefined ? faultBody(behaviour.status) : behaviour.body,
-      })
-    }
-    answer()
-  })
-
-  function respond(req: IncomingMessage, method: string, url: URL, body: unknown): Answer {
+  function respond(req: IncomingMessage, { method, body }: TwentyFakeRequest, url: URL): Answer {
     const authorization = req.headers.authorization
     if (!authorization?.startsWith('Bearer ') || authorization.length === 'Bearer '.length) {
       return twentyError(403, 'FORBIDDEN_EXCEPTION', 'Missing authentication token')
@@ -367,18 +284,22 @@ export async function startTwentyFake({ apiKey = DEFAULT_TWENTY_API_KEY }: Twent
     return route(method, url.pathname, url.searchParams, body)
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-
-  function release() {
-    const answers = [...held.values()]
-    held.clear()
-    for (const answer of answers) answer()
-  }
+  const { url, requests, script, controls } = await startScriptedFake<
+    TwentyFakeBehaviour,
+    TwentyFakeMatch,
+    TwentyFakeRequest
+  >({
+    faultBody,
+    log: (req, text) => ({ body: parseBody(text), authorization: req.headers.authorization }),
+    respond,
+    types: { text: 'text/plain; charset=utf-8', json: 'application/json; charset=utf-8' },
+    // An outage answers every request; a held one is worked on when released even if its client has gone.
+    override: () => outage,
+  })
 
   return {
     /** The server's address, as TWENTY_API_URL takes it (`/rest/…` is added by the client). */
-    url: `http://127.0.0.1:${port}`,
+    url,
     apiKey,
     /** Every request, in order. */
     requests,
@@ -398,10 +319,10 @@ export async function startTwentyFake({ apiKey = DEFAULT_TWENTY_API_KEY }: Twent
     },
     /** The next `times` requests matching `match` answer `behaviour` (a fault, or held open). */
     failNext(match: TwentyFakeMatch, fault: TwentyFakeFault, times = 1) {
-      scripted.push({ match, behaviour: fault, remaining: times })
+      script.fail(match, fault, times)
     },
     hangNext(match: TwentyFakeMatch, times = 1) {
-      scripted.push({ match, behaviour: { hang: true }, remaining: times })
+      script.fail(match, { hang: true }, times)
     },
     /** Every request answers `behaviour` (a fault, or held open) until `up()`. */
     down(behaviour: TwentyFakeBehaviour) {
@@ -410,21 +331,18 @@ export async function startTwentyFake({ apiKey = DEFAULT_TWENTY_API_KEY }: Twent
     /** Back to normal: held requests get their real answers, scripted faults are dropped. */
     up() {
       outage = undefined
-      scripted.length = 0
-      release()
+      script.clear()
+      script.release()
     },
     /** How many requests are held (their clients may have given up on them). */
     get held(): number {
-      return held.size
+      return controls.held
     },
-    release,
-    close: () =>
-      new Promise<void>((resolve) => {
-        outage = undefined
-        release()
-        server.close(() => resolve())
-        server.closeAllConnections()
-      }),
+    release: controls.release,
+    close: () => {
+      outage = undefined
+      return controls.close()
+    },
   }
 }
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { IncomingMessage } from 'node:http'
+import { type Answer, closeServer, createScript, listen, type RequestMatch, sendAnswer } from './scripted.ts'
 
 /**
  * The states a deployment can be in that every operation's schema in `@vercel/sdk` accepts (`readyState`,
@@ -131,13 +131,8 @@ interface Scope {
   slug: string
 }
 
-interface Fault extends VercelFakeFault {
-  method?: string
-  path: RegExp | string
-  remaining: number
-}
-
-type Answer = { status: number; body: unknown; headers?: Record<string, string> }
+/** Which requests a fault is for: the path is required. */
+type VercelFakeMatch = RequestMatch & { path: RegExp | string }
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
 const randomId = (length: number, alphabet = ALPHABET) =>
@@ -214,7 +209,7 @@ export async function startVercelFake(options: VercelFakeOptions) {
   const teams = new Map<string, Team>()
   const projects = new Map<string, Project>()
   const deployments = new Map<string, Deployment>()
-  const faults: Fault[] = []
+  const faults = createScript<VercelFakeFault, VercelFakeMatch>(faultBody)
   const requests: VercelFakeRequest[] = []
   const defaultAdvanceAfterMs =
     options.advanceAfterMs === undefined ? undefined : [options.advanceAfterMs].flat()
@@ -716,45 +711,26 @@ export async function startVercelFake(options: VercelFakeOptions) {
     return notFound('The requested URL was not found')
   }
 
-  function takeFault(method: string, path: string): Fault | undefined {
-    const fault = faults.find(
-      (candidate) =>
-        candidate.remaining > 0 &&
-        (!candidate.method || candidate.method.toUpperCase() === method) &&
-        (typeof candidate.path === 'string' ? candidate.path === path : candidate.path.test(path)),
-    )
-    if (fault) fault.remaining--
-    return fault
-  }
-
-  const server = createServer((req, res: ServerResponse) => {
+  const { server, url: address } = await listen((req, res) => {
     const url = new URL(req.url ?? '/', 'http://fake')
     const method = req.method ?? 'GET'
     // The SDK's GETs carry no body; drain whatever comes so the socket can be reused.
     req.resume()
-    const fault = takeFault(method, url.pathname)
-    const answer: Answer = fault
-      ? { status: fault.status, body: fault.body === undefined ? faultBody(fault.status) : fault.body }
-      : route(req, url)
+    const fault = faults.take(method, url.pathname)
+    const answer = fault ? faults.faultAnswer(fault) : route(req, url)
     requests.push({
       method,
       path: url.pathname,
       query: Object.fromEntries(url.searchParams),
       status: answer.status,
     })
-    const raw = typeof answer.body === 'string'
-    const headers: Record<string, string> = {
-      'content-type': raw ? 'text/plain; charset=utf-8' : JSON_TYPE,
-      ...(answer.status === 429
+    const rateLimit: Record<string, string> =
+      answer.status === 429
         ? { 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1' }
-        : {}),
-      ...answer.headers,
-      ...fault?.headers,
-    }
-    res.writeHead(answer.status, headers).end(raw ? (answer.body as string) : JSON.stringify(answer.body))
+        : {}
+    // The answer's own headers (a fault's too) go over the rate-limit ones.
+    sendAnswer(res, answer, { text: 'text/plain; charset=utf-8', json: JSON_TYPE }, rateLimit)
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
 
   function requireDeployment(uid: string): Deployment {
     const deployment = deployments.get(uid)
@@ -785,7 +761,7 @@ export async function startVercelFake(options: VercelFakeOptions) {
   })
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: address,
     /** Every request, in order: method, path, query and the status answered. */
     requests,
     /** The first user (the one `options.token` belongs to). */
@@ -895,14 +871,10 @@ export async function startVercelFake(options: VercelFakeOptions) {
      * query) answer `fault` instead: a status, and a body (string: sent as is, `text/plain` unless
      * `headers` say otherwise; default: a Vercel error for that status).
      */
-    failNext(match: { method?: string; path: RegExp | string }, fault: VercelFakeFault, times = 1) {
-      faults.push({ ...match, ...fault, remaining: times })
+    failNext(match: VercelFakeMatch, fault: VercelFakeFault, times = 1) {
+      faults.fail(match, fault, times)
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        server.closeAllConnections()
-      }),
+    close: () => closeServer(server),
   }
 }
 
