@@ -4,10 +4,11 @@
  *
  * Opens Postgres at BENCH_CHILD_DB_URL, migrates the directory, seeds (set-based SQL, one transaction)
  * the sponsors (users, ten ads each), the ads the load moves and a history:
- *   --pending N   ads `pending_payment` after a Stripe checkout (their first payment is coming)
- *   --active N    ads `active` on a Stripe subscription, ending 1 to 28 days from now (renewals are coming),
- *                 with their first payment and their subscription recorded
- *   --warmup-pending N, --warmup-active N   the same for the warm-up, kept apart from the measured ads
+ *   --cohort name:P:A   (once per phase of the load, each on its own ads) P ads `pending_payment` after a
+ *                 Stripe checkout (their first payment is coming) and A ads `active` on a Stripe
+ *                 subscription, ending 1 to 28 days from now (renewals are coming), with their first payment
+ *                 and their subscription recorded
+ *   --pool N      DATABASE_POOL_SIZE (Curio's default, 10, when not given)
  *   --history N   closed ads (expired, cancelled, rejected) with their payments and subscriptions, and
  *                 three processed webhook events each received within the last 23 hours (still inside the
  *                 idempotency window), so tables and indexes are not empty
@@ -21,11 +22,11 @@
  *   - the pool (sampled every 5 ms: connections in use, callers waiting for one),
  *   - the event loop's delay.
  * and adds one bench-only route without authentication:
- *   GET /bench/stats[?reset=1]   those figures since the last reset (then resets them when asked)
+ *   GET /bench/stats[?reset=1][&samples=1]   those figures since the last reset (then resets them when
+ *                                asked), and the first text and parameters seen of each kind of statement
  * then listens on 127.0.0.1 (a free port) and prints one JSON line on stdout: {"port", "seed": {...}}
  *
- *   node bench/payment-webhooks-server.ts --pending N --active N --warmup-pending N --warmup-active N
- *     --history N
+ *   node bench/payment-webhooks-server.ts --cohort warm-up:P:A [--cohort run:P:A …] --history N [--pool N]
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
@@ -44,13 +45,11 @@ import { exitOnSignal, listenLocally } from './lib.ts'
 const ADS_PER_USER = 10
 const WEBHOOK_PATH = '/api/stripe/webhook'
 
-/** Which seeded ads are which: ranges of the ad number `n` (ids and names are built from it). */
-export interface Cohorts {
-  warmupPending: [number, number]
-  warmupActive: [number, number]
+/** A phase's seeded ads: ranges of the ad number `n` (ids, slugs and names are built from it). */
+export interface Cohort {
+  name: string
   pending: [number, number]
   active: [number, number]
-  history: [number, number]
 }
 
 export interface Timing {
@@ -86,7 +85,8 @@ export interface ServerReady {
   port: number
   seed: {
     users: number
-    cohorts: Cohorts
+    cohorts: Cohort[]
+    history: [number, number]
     historyEvents: number
     migrateMs: number
     seedMs: number
@@ -100,24 +100,27 @@ export interface ServerReady {
 
 const { values } = parseArgs({
   options: {
-    pending: { type: 'string' },
-    active: { type: 'string' },
-    'warmup-pending': { type: 'string' },
-    'warmup-active': { type: 'string' },
+    cohort: { type: 'string', multiple: true },
     history: { type: 'string' },
+    pool: { type: 'string' },
   },
   strict: true,
 })
-const counts = {
-  warmupPending: Number(values['warmup-pending']),
-  warmupActive: Number(values['warmup-active']),
-  pending: Number(values.pending),
-  active: Number(values.active),
-  history: Number(values.history),
+const wholeNumber = (name: string, text: string | undefined) => {
+  const value = Number(text)
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number >= 0`)
+  return value
 }
-for (const [name, value] of Object.entries(counts)) {
-  if (!Number.isInteger(value) || value < 0) throw new Error(`--${name} must be a whole number >= 0`)
-}
+const cohortCounts = (values.cohort ?? []).map((spec) => {
+  const [name, pending, active] = spec.split(':')
+  if (!name) throw new Error('--cohort is name:pending:active')
+  return {
+    name,
+    pending: wholeNumber(`--cohort ${name} pending`, pending),
+    active: wholeNumber(`--cohort ${name} active`, active),
+  }
+})
+const historyCount = wholeNumber('--history', values.history)
 
 const url = process.env.BENCH_CHILD_DB_URL
 if (!url) throw new Error('BENCH_CHILD_DB_URL is not set')
@@ -128,7 +131,9 @@ if (!secret) throw new Error('BENCH_STRIPE_WEBHOOK_SECRET is not set')
 const statementTimes = new Map<string, number[]>()
 function kindOf(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim().toLowerCase()
-  const verb = /^(select|insert into|update|delete from|begin|commit|rollback|savepoint|release)/.exec(flat)?.[1]
+  const verb = /^(select|insert into|update|delete from|begin|commit|rollback|savepoint|release)/.exec(
+    flat,
+  )?.[1]
   if (!verb) return flat.slice(0, 40)
   if (verb === 'begin' || verb === 'commit' || verb === 'rollback') return verb
   const table =
@@ -138,12 +143,25 @@ function kindOf(text: string): string {
   const extra = [
     / on conflict [^)]*\) do nothing/.test(flat) ? 'on conflict do nothing' : '',
     / on conflict [^)]*\) do update/.test(flat) ? 'on conflict do update' : '',
-    / for update skip locked/.test(flat) ? 'for update skip locked' : / for update/.test(flat) ? 'for update' : '',
+    / for update skip locked/.test(flat)
+      ? 'for update skip locked'
+      : / for update/.test(flat)
+        ? 'for update'
+        : '',
   ].filter(Boolean)
   return [verb, table ?? '?', ...extra].join(' ')
 }
-function noteStatement(text: string, ms: number) {
-  const kind = kindOf(text)
+const kinds = new Map<string, string>()
+/** The first text and parameters seen of each kind: `GET /bench/stats?samples=1` answers them. */
+const statementSamples = new Map<string, { text: string; params: unknown[] }>()
+function noteStatement(text: string, ms: number, params: unknown) {
+  let kind = kinds.get(text)
+  if (kind === undefined) {
+    kind = kindOf(text)
+    kinds.set(text, kind)
+  }
+  if (!statementSamples.has(kind))
+    statementSamples.set(kind, { text, params: Array.isArray(params) ? params : [] })
   let list = statementTimes.get(kind)
   if (!list) {
     list = []
@@ -157,11 +175,12 @@ function noteStatement(text: string, ms: number) {
   proto.query = function (this: unknown, ...args: unknown[]) {
     const [first] = args
     const text = typeof first === 'string' ? first : ((first as { text?: string } | null)?.text ?? '')
+    const params = Array.isArray(args[1]) ? args[1] : (first as { values?: unknown[] } | null)?.values
     const started = performance.now()
     const last = args.at(-1)
     if (typeof last === 'function') {
       args[args.length - 1] = (...cbArgs: unknown[]) => {
-        noteStatement(text, performance.now() - started)
+        noteStatement(text, performance.now() - started, params)
         return (last as (...a: unknown[]) => unknown)(...cbArgs)
       }
       return original.apply(this, args)
@@ -170,11 +189,11 @@ function noteStatement(text: string, ms: number) {
     if (result && typeof (result as Promise<unknown>).then === 'function') {
       return (result as Promise<unknown>).then(
         (value) => {
-          noteStatement(text, performance.now() - started)
+          noteStatement(text, performance.now() - started, params)
           return value
         },
         (error: unknown) => {
-          noteStatement(text, performance.now() - started)
+          noteStatement(text, performance.now() - started, params)
           throw error
         },
       )
@@ -190,6 +209,7 @@ const config = loadConfig({
   DIRECTORY_DATABASE_URL: url,
   RATE_LIMIT_BYPASS_LOCALHOST: 'true',
   STRIPE_WEBHOOK_SECRET: secret,
+  ...(values.pool ? { DATABASE_POOL_SIZE: values.pool } : {}),
 })
 const startedAt = performance.now()
 const pool = createPool(url, config.databasePoolSize, log)
@@ -202,28 +222,28 @@ const databases = { platform: database, directory: database, close: closeDatabas
 await migrateAll(databases, ['directory'], log)
 const migrateMs = performance.now() - migrateStarted
 
-// Ad numbers: warm-up pending, warm-up active, pending, active, history, one after the other.
+// Ad numbers: each cohort's pending then active ones, then the history, one after the other.
 let next = 1
 const range = (size: number): [number, number] => {
   const out: [number, number] = [next, next + size - 1]
   next += size
   return out
 }
-const cohorts: Cohorts = {
-  warmupPending: range(counts.warmupPending),
-  warmupActive: range(counts.warmupActive),
-  pending: range(counts.pending),
-  active: range(counts.active),
-  history: range(counts.history),
-}
+const cohorts: Cohort[] = cohortCounts.map(({ name, pending, active }) => ({
+  name,
+  pending: range(pending),
+  active: range(active),
+}))
+const history = range(historyCount)
 const adCount = next - 1
 const userCount = Math.max(1, Math.ceil(adCount / ADS_PER_USER))
 const userUuid = (n: string) => sql.raw(`('00000000-0000-4000-a000-' || lpad(to_hex(${n}), 12, '0'))::uuid`)
 const adUuid = (n: string) => sql.raw(`('00000000-0000-4000-d000-' || lpad(to_hex(${n}), 12, '0'))::uuid`)
-const inRange = ([from, to]: [number, number]) => sql.raw(`n between ${from} and ${to}`)
-const isPending = sql`(${inRange(cohorts.warmupPending)} or ${inRange(cohorts.pending)})`
-const isActive = sql`(${inRange(cohorts.warmupActive)} or ${inRange(cohorts.active)})`
-const [historyFrom, historyTo] = cohorts.history
+const anyRange = (ranges: [number, number][]) =>
+  sql.raw(`(${['false', ...ranges.map(([from, to]) => `n between ${from} and ${to}`)].join(' or ')})`)
+const isPending = anyRange(cohorts.map((cohort) => cohort.pending))
+const isActive = anyRange(cohorts.map((cohort) => cohort.active))
+const [historyFrom, historyTo] = history
 
 const seedStarted = performance.now()
 await db.transaction(async (tx) => {
@@ -239,7 +259,7 @@ await db.transaction(async (tx) => {
   await tx.execute(sql`
     create temporary table bench_ads on commit drop as
     select n, 1 + (n - 1) / ${ADS_PER_USER} as u,
-      case when n % 4 = 0 then 'weekly' else 'monthly' end as interval,
+      case when n % 4 = 0 then 'weekly' else 'monthly' end as "interval",
       case when ${isPending} then 'pending_payment' when ${isActive} then 'active'
         else (array['expired', 'cancelled', 'rejected'])[1 + n % 3] end as status,
       now() - (30 + n % 300) * interval '1 day' as created_at,
@@ -247,13 +267,13 @@ await db.transaction(async (tx) => {
     from generate_series(1, ${adCount}::int) as n`)
   await tx.execute(sql`
     insert into directory.sponsor_ads
-      (id, user_id, item_slug, item_name, item_icon_url, item_category, item_description, interval, status,
+      (id, user_id, item_slug, item_name, item_icon_url, item_category, item_description, "interval", status,
        title, description, start_date, end_date, rejection_reason, cancel_reason, approved_at, rejected_at,
        cancelled_at, paid_at, unused_periods, payment_provider, checkout_id, subscription_id, customer_id,
        created_at, updated_at)
     select ${adUuid('n')}, ${userUuid('u')}, 'bench-item-' || n, 'Bench Item ' || n,
       'https://cdn.example/icons/' || n || '.png', 'tools', 'A tool the bench sponsors, number ' || n,
-      interval, status, 'Sponsor ad ' || n, 'Sponsored placement of Bench Item ' || n,
+      "interval", status, 'Sponsor ad ' || n, 'Sponsored placement of Bench Item ' || n,
       case when status in ('active', 'expired', 'cancelled') then created_at + interval '1 day' end,
       case when status = 'active' then active_end
         when status in ('expired', 'cancelled') then created_at + interval '31 days' end,
@@ -273,20 +293,20 @@ await db.transaction(async (tx) => {
       (provider, reference, kind, event_id, event_type, sponsor_ad_id, user_id, amount, currency,
        subscription_id, customer_id, effect, created_at)
     select 'stripe', 'initial:sub_bench_' || n, 'initial', 'evt_seed_cs_' || n, 'checkout.session.completed',
-      ${adUuid('n')}, ${userUuid('u')}, case when interval = 'weekly' then 9000 else 30000 end, 'usd',
+      ${adUuid('n')}, ${userUuid('u')}, case when "interval" = 'weekly' then 9000 else 30000 end, 'usd',
       'sub_bench_' || n, 'cus_bench_' || u, 'submitted', created_at + interval '1 hour'
     from bench_ads where status <> 'pending_payment'`)
   await tx.execute(sql`
     insert into directory.payment_subscriptions
       (provider, subscription_id, user_id, sponsor_ad_id, plan_id, status, start_date, end_date, price_id,
-       customer_id, currency, amount, interval, interval_count, cancelled_at, cancel_at_period_end, metadata,
+       customer_id, currency, amount, "interval", interval_count, cancelled_at, cancel_at_period_end, metadata,
        created_at, updated_at)
-    select 'stripe', 'sub_bench_' || n, ${userUuid('u')}, ${adUuid('n')}, 'sponsor_ad_' || interval,
+    select 'stripe', 'sub_bench_' || n, ${userUuid('u')}, ${adUuid('n')}, 'sponsor_ad_' || "interval",
       case when status in ('active', 'rejected') then 'active' else 'canceled' end,
       created_at + interval '1 hour', case when status = 'active' then active_end else created_at + interval '31 days' end,
-      'price_bench_' || interval, 'cus_bench_' || u, 'usd',
-      case when interval = 'weekly' then 9000 else 30000 end,
-      case when interval = 'weekly' then 'week' else 'month' end, 1,
+      'price_bench_' || "interval", 'cus_bench_' || u, 'usd',
+      case when "interval" = 'weekly' then 9000 else 30000 end,
+      case when "interval" = 'weekly' then 'week' else 'month' end, 1,
       case when status = 'cancelled' then created_at + interval '20 days' end, false,
       jsonb_build_object('type', 'sponsor_ad', 'sponsorAdId', ${adUuid('n')}::text, 'itemSlug', 'bench-item-' || n),
       created_at + interval '1 hour', created_at + interval '1 day'
@@ -314,7 +334,13 @@ await db.transaction(async (tx) => {
 const seedMs = performance.now() - seedStarted
 
 const vacuumStarted = performance.now()
-for (const table of ['users', 'sponsor_ads', 'sponsor_ad_payments', 'payment_subscriptions', 'payment_webhook_events']) {
+for (const table of [
+  'users',
+  'sponsor_ads',
+  'sponsor_ad_payments',
+  'payment_subscriptions',
+  'payment_webhook_events',
+]) {
   await db.execute(sql.raw(`vacuum (analyze) directory.${table}`))
 }
 const vacuumAnalyzeMs = performance.now() - vacuumStarted
@@ -347,7 +373,8 @@ setInterval(() => {
   if (pool.waitingCount > 0) poolSamples.anyWaiting++
 }, 5).unref()
 
-const loopDelay = monitorEventLoopDelay({ resolution: 5 })
+const LOOP_RESOLUTION_MS = 5
+const loopDelay = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS })
 loopDelay.enable()
 
 const round2 = (value: number) => Math.round(value * 100) / 100
@@ -391,11 +418,15 @@ app.get('/bench/stats', { config: { access: 'public' }, schema: { hide: true } }
       maxWaiting: poolSamples.maxWaiting,
       waitingShare: round2(poolSamples.anyWaiting / samples),
     },
+    // The histogram holds whole intervals between the 5 ms timer's runs: the delay is what exceeds 5 ms.
     eventLoopDelay: {
-      meanMs: round2(loopDelay.mean / 1e6),
-      p99Ms: round2(loopDelay.percentile(99) / 1e6),
-      maxMs: round2(loopDelay.max / 1e6),
+      meanMs: round2(Math.max(0, loopDelay.mean / 1e6 - LOOP_RESOLUTION_MS)),
+      p99Ms: round2(Math.max(0, loopDelay.percentile(99) / 1e6 - LOOP_RESOLUTION_MS)),
+      maxMs: round2(Math.max(0, loopDelay.max / 1e6 - LOOP_RESOLUTION_MS)),
     },
+  }
+  if ((req.query as Record<string, string>).samples === '1') {
+    ;(stats as ServerStats & { samples?: unknown }).samples = Object.fromEntries(statementSamples)
   }
   if (reset) {
     serverTimes = []
@@ -416,12 +447,14 @@ const settingRows = (await db.execute(
 const settings = Object.fromEntries(settingRows.rows.map((row) => [row.name, row.setting]))
 // Statements of the seeding and start-up are not the load's.
 statementTimes.clear()
+statementSamples.clear()
 
 const ready: ServerReady = {
   port,
   seed: {
     users: userCount,
     cohorts,
+    history,
     historyEvents: Math.max(0, historyTo - historyFrom + 1) * 3,
     migrateMs: Math.round(migrateMs),
     seedMs: Math.round(seedMs),

@@ -226,7 +226,7 @@ export function createPaymentProcessing({
     if (!fresh) {
       // The same payment, reported again with what the first report lacked (LemonSqueezy's order comes
       // before its subscription): the ad learns its subscription, so a cancel can reach it.
-      if (ad && subscriptionId) {
+      if (ad && subscriptionId && !payment.reference.startsWith('initial:')) {
         const learnt = await tx
           .update(sponsorAdPayments)
           .set({ subscriptionId })
@@ -464,22 +464,61 @@ export function createPaymentProcessing({
       rawBody: Buffer,
     ): Promise<'processed' | 'duplicate' | 'failed' | 'skipped'> {
       const now = clock.now()
-      const [inserted] = await db
-        .insert(paymentWebhookEvents)
-        .values({
-          provider: event.provider,
-          eventId: event.id,
-          type: event.type,
-          providerType: event.providerType,
-          rawBody,
-          status: 'received',
-          receivedAt: now,
-          // The sweep takes it only if this delivery's own processing did not finish (its instance died).
-          nextAttemptAt: new Date(now.getTime() + RETRY_BASE_MS),
+      const row = {
+        provider: event.provider,
+        eventId: event.id,
+        type: event.type,
+        providerType: event.providerType,
+        rawBody,
+        receivedAt: now,
+      }
+      const site = mailEnabled ? await siteName() : ''
+      let failure: unknown
+      try {
+        // Stored and applied in one transaction: the insert claims the id (a duplicate arriving meanwhile
+        // waits for it, then finds it), and the row commits with the effects or not at all.
+        const applied = await db.transaction(async (tx) => {
+          const [inserted] = await tx
+            .insert(paymentWebhookEvents)
+            .values({ ...row, status: 'processed', attempts: 1, processedAt: now })
+            .onConflictDoNothing({ target: [paymentWebhookEvents.provider, paymentWebhookEvents.eventId] })
+            .returning({ id: paymentWebhookEvents.id })
+          if (!inserted) return false
+          const outcome = await apply(tx, event, site)
+          await tx
+            .update(paymentWebhookEvents)
+            .set({ outcome })
+            .where(eq(paymentWebhookEvents.id, inserted.id))
+          log.info(
+            { provider: event.provider, eventId: event.id, type: event.type, outcome },
+            'payment event processed',
+          )
+          return true
         })
-        .onConflictDoNothing({ target: [paymentWebhookEvents.provider, paymentWebhookEvents.eventId] })
-        .returning({ id: paymentWebhookEvents.id })
-      if (inserted) return process(inserted.id)
+        if (applied) return 'processed'
+      } catch (error) {
+        failure = error
+      }
+      if (failure !== undefined) {
+        // Its effects failed: the event is stored on its own, to be retried from its stored copy. If even
+        // that fails, the error reaches the route, which does not acknowledge it.
+        const message = failure instanceof Error ? failure.message : String(failure)
+        await db
+          .insert(paymentWebhookEvents)
+          .values({
+            ...row,
+            status: 'received',
+            attempts: 1,
+            lastError: message.slice(0, 1000),
+            nextAttemptAt: new Date(now.getTime() + RETRY_BASE_MS),
+          })
+          .onConflictDoNothing({ target: [paymentWebhookEvents.provider, paymentWebhookEvents.eventId] })
+        log.error(
+          { provider: event.provider, eventId: event.id, attempts: 1, err: message },
+          'payment event processing failed',
+        )
+        return 'failed'
+      }
       const [seen] = await db
         .select({ id: paymentWebhookEvents.id, status: paymentWebhookEvents.status })
         .from(paymentWebhookEvents)
