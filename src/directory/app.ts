@@ -24,6 +24,7 @@ import { createDirectoryEnvelope } from './instance/envelope.ts'
 import { itemsModule } from './items/module.ts'
 import { notificationsModule } from './notifications/module.ts'
 import { paymentsModule } from './payments/module.ts'
+import { reportsModule } from './reports/module.ts'
 import { rolesModule } from './roles/module.ts'
 import { siteModule } from './site/module.ts'
 import { sponsorAdsModule } from './sponsor-ads/module.ts'
@@ -117,6 +118,11 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
         name: 'payment-webhooks',
         description: 'Inbound events of Stripe, LemonSqueezy, Polar and Solidgate, verified and applied once',
       },
+      {
+        name: 'reports',
+        description:
+          'Users’ reports of items and comments, their review, and the moderation actions they run',
+      },
       { name: 'roles', description: 'Admin roles and their permissions' },
       { name: 'settings', description: 'The site’s typed settings' },
       { name: 'tags', description: 'Item tags, and how many items carry each' },
@@ -204,6 +210,14 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
     redirectOrigins: appOrigins(config),
     accounts,
   })
+  const reports = reportsModule({
+    db,
+    clock,
+    log,
+    rateLimit,
+    items: items.items,
+    caches: [...items.items.caches, figures.clears.comments],
+  })
   const payments = paymentsModule({ db, clock, log, jobs, rateLimit, site: site.site, config })
 
   installModules(
@@ -228,6 +242,7 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
       crm.module,
       sponsorAds.module,
       payments.module,
+      reports.module,
     ],
     { jobs, notifications: createNotifications(database.source, log) },
   )

@@ -14,6 +14,8 @@ export const FEATURED_CONTENT = 'featured-items'
 export const SETTINGS_CONTENT = 'settings'
 export const NAVIGATION_CONTENT = 'navigation'
 export const COMMENTS_CONTENT = 'comments'
+/** A report's moderation (which may remove an item or a comment, and names what it touched besides). */
+export const REPORTS_CONTENT = 'reports'
 /** Admin notifications raised or read: the dashboard's unread count. */
 export const NOTICES_CONTENT = 'admin-notifications'
 

@@ -2,7 +2,7 @@ import { ACCOUNT_RATE_LIMITS } from '../http/rate-limit.ts'
 import type { RateLimitRule } from '../lib/rate-limiter.ts'
 import { HOUR_MS, MINUTE_MS } from '../lib/time.ts'
 
-/** SPEC.md's per-route limits of the directory, defined once. */
+/** SPEC.md's per-route limits of the directory, and ours where it gives none (reports, locations), defined once. */
 export const RATE_LIMITS = {
   ...ACCOUNT_RATE_LIMITS,
   comments: { limit: 10, windowMs: MINUTE_MS },
@@ -10,4 +10,8 @@ export const RATE_LIMITS = {
   submit: { limit: 5, windowMs: 10 * MINUTE_MS },
   contact: { limit: 3, windowMs: HOUR_MS },
   webhook: { limit: 1000, windowMs: MINUTE_MS },
+  /** Not SPEC.md's: enough for any honest reader, not for flooding the admins' queue. */
+  reports: { limit: 20, windowMs: HOUR_MS },
+  /** The public map's reads, as the public item list. */
+  locations: { limit: 100, windowMs: MINUTE_MS },
 } as const satisfies Record<string, RateLimitRule>

@@ -222,6 +222,8 @@ const EXAMPLES: Partial<Record<ErrorCode, Omit<ErrorExample, 'code'>>> = {
   NOTIFICATION_NOT_FOUND: { message: 'Notification not found' },
   NOTIFICATION_PERSISTENT: { message: 'Persistent notifications cannot be dismissed' },
   ACCOUNT_INACTIVE: { message: 'This account is inactive' },
+  ACCOUNT_SUSPENDED: { message: 'This account is suspended' },
+  ACCOUNT_BANNED: { message: 'This account is banned' },
   USERNAME_TAKEN: { message: 'This username is already taken' },
   SELF_DELETION: { message: 'You cannot delete your own account' },
   ROLE_NOT_FOUND: { message: 'Role not found' },
@@ -288,6 +290,20 @@ const EXAMPLES: Partial<Record<ErrorCode, Omit<ErrorExample, 'code'>>> = {
   PAYMENT_PROVIDER_ERROR: {
     message: 'The payment provider could not start the checkout; please try again later',
   },
+  CLIENT_PROFILE_REQUIRED: { message: 'Only users with a client profile can report content' },
+  REPORT_NOT_FOUND: { message: 'Report not found' },
+  REPORT_DUPLICATE: { message: 'You have already reported this content' },
+  REPORT_OWNER_NOT_FOUND: {
+    message: 'The owner of the reported item could not be found, so no user-level action can be taken',
+  },
+  LOCATION_DISABLED: { message: 'Location features are disabled on this site' },
+  GEOCODING_NOT_CONFIGURED: { message: 'No geocoding provider is configured' },
+  GEOCODING_FAILED: {
+    message:
+      'The geocoding providers could not answer (mapbox: timed out; google: rate limited); try again later',
+  },
+  GEOCODE_NO_RESULT: { message: 'No location found for this address' },
+  LOCATION_INDEX_BUSY: { message: 'A location index rebuild is already running (412 of 1,500 items done)' },
   TAG_NOT_FOUND: { message: 'Tag not found' },
   TAG_NAME_EXISTS: { message: 'A tag with this name already exists' },
   TAG_ID_EXISTS: { message: 'A tag with the id "open-source" already exists; give another id' },

@@ -137,6 +137,11 @@ export const ERROR_CODES = {
 
   // Directory: accounts, users, roles, clients and categories.
   ACCOUNT_INACTIVE: [403, 'The account is not active and cannot sign in.'],
+  ACCOUNT_SUSPENDED: [
+    403,
+    'The user is suspended (a moderation action, or an admin set the client’s status): no sign-in, no reports.',
+  ],
+  ACCOUNT_BANNED: [403, 'The user is banned for good by a moderation action: no sign-in, no reports.'],
   USERNAME_TAKEN: [409, 'Another user has this username.'],
   SELF_DELETION: [400, 'An admin cannot delete their own account.'],
   ROLE_NOT_FOUND: [404, 'No role has this id.'],
@@ -213,6 +218,32 @@ export const ERROR_CODES = {
   PAYMENT_PROVIDER_ERROR: [
     500,
     'The payment provider refused or could not be reached; the reason is logged.',
+  ],
+
+  // Directory: reports, moderation, geocoding and the location index.
+  CLIENT_PROFILE_REQUIRED: [403, 'Only a user with a client profile can report content.'],
+  REPORT_NOT_FOUND: [404, 'No report has this id.'],
+  REPORT_DUPLICATE: [409, 'The user has already reported this content.'],
+  REPORT_OWNER_NOT_FOUND: [
+    400,
+    'A user-level resolution (warn, suspend, ban) for content this database does not hold, or that has no owner.',
+  ],
+  LOCATION_DISABLED: [
+    503,
+    'Location features are off (`LOCATION_ENABLED`, or the site’s location settings).',
+  ],
+  GEOCODING_NOT_CONFIGURED: [
+    503,
+    'No geocoding provider has credentials (`MAPBOX_ACCESS_TOKEN`, `GOOGLE_MAPS_API_KEY`).',
+  ],
+  GEOCODING_FAILED: [
+    503,
+    'Every configured geocoding provider failed (timed out, rate limited, refused or answered garbage); try again later.',
+  ],
+  GEOCODE_NO_RESULT: [404, 'The geocoding providers found nothing for this address or point.'],
+  LOCATION_INDEX_BUSY: [
+    409,
+    'A location index rebuild is already queued or running; its status says how far it is.',
   ],
 
   // Directory: tags and companies.

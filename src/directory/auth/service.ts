@@ -1,8 +1,10 @@
+import { eq } from 'drizzle-orm'
 import type { Db } from '../../db/index.ts'
 import { forbidden, unauthorized } from '../../lib/errors.ts'
 import { hashPassword, verifyPassword } from '../../lib/passwords.ts'
 import type { AccountService } from '../accounts/service.ts'
 import type { ProfileService } from '../clients/profiles.ts'
+import { clientProfiles } from '../clients/tables.ts'
 import { USER_ROLE_ID } from '../roles/tables.ts'
 import type { AccountUser } from './schemas.ts'
 import type { SessionMeta, SessionService } from './sessions.ts'
@@ -48,6 +50,12 @@ export function createDirectoryAuthService({ db, accounts, profiles, sessions }:
       const valid = await verifyPassword(user?.passwordHash, input.password)
       if (!user || !valid) throw unauthorized('Wrong email or password', 'INVALID_CREDENTIALS')
       if (user.status !== 'active') throw forbidden('This account is inactive', 'ACCOUNT_INACTIVE')
+      const [profile] = await db
+        .select({ status: clientProfiles.status, bannedAt: clientProfiles.bannedAt })
+        .from(clientProfiles)
+        .where(eq(clientProfiles.userId, user.id))
+      if (profile?.bannedAt) throw forbidden('This account is banned', 'ACCOUNT_BANNED')
+      if (profile?.status === 'suspended') throw forbidden('This account is suspended', 'ACCOUNT_SUSPENDED')
       if (previousToken) await sessions.revoke(previousToken)
       const session = await db.transaction(async (tx) => {
         await accounts.recordSignin(user.id, tx)

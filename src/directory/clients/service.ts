@@ -136,6 +136,15 @@ const FILTER_KEYS = [
   'hasPhone',
 ] as const
 
+/**
+ * What a status change does to the moderation times: suspending stamps `suspendedAt` (kept when already
+ * suspended), any other status lifts a suspension and a ban alike.
+ */
+function moderationOf(existing: ClientRow, status: ClientRow['status'] | undefined, now: Date) {
+  if (status === undefined || status === existing.status) return {}
+  return status === 'suspended' ? { suspendedAt: now } : { suspendedAt: null, bannedAt: null }
+}
+
 export interface ClientServiceDeps {
   db: Db
   clock: Clock
@@ -205,7 +214,7 @@ export function createClientService(deps: ClientServiceDeps) {
     const updated = await db.transaction(async (tx) => {
       const [row] = await tx
         .update(clientProfiles)
-        .set({ ...changes, updatedAt: clock.now() })
+        .set({ ...changes, ...moderationOf(existing, changes.status, clock.now()), updatedAt: clock.now() })
         .where(eq(clientProfiles.id, existing.id))
         .returning()
         .catch(profileConflicts)

@@ -41,6 +41,12 @@ export const clientProfiles = directorySchema.table(
     emailVerified: boolean('email_verified').notNull().default(false),
     twoFactorEnabled: boolean('two_factor_enabled').notNull().default(false),
     totalSubmissions: integer('total_submissions').notNull().default(0),
+    /** Moderation (the reports module): warnings given, and when the user was suspended or banned. */
+    warningCount: integer('warning_count').notNull().default(0),
+    /** Set with `status: 'suspended'`; cleared when an admin sets any other status. */
+    suspendedAt: timestamptz('suspended_at'),
+    /** A ban is a suspension for good: `status: 'suspended'` and this time. Cleared as a suspension is. */
+    bannedAt: timestamptz('banned_at'),
     joinedAt: timestamptz('joined_at').notNull(),
     lastActiveAt: timestamptz('last_active_at'),
     createdAt: timestamptz('created_at').notNull(),

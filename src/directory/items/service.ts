@@ -240,18 +240,25 @@ export function createItemService({ db, clock, log, caches, counts }: ItemServic
     }).catch(mapWriteError(body.slug))
   }
 
-  async function remove(id: string, actor: Actor): Promise<void> {
-    await write(async (tx, touched) => {
-      const before = await locked(tx, id, 'update')
-      await tx.delete(items).where(eq(items.id, id))
-      await record(tx, clock.now(), {
-        itemId: id,
-        actorId: actor.id,
-        action: 'deleted',
-        changes: [{ field: 'status', from: before.status, to: null }],
-      })
-      if (await adjustCategoryCounts(tx, before, null)) touched.add(CATEGORIES_CONTENT)
+  /**
+   * Deletes the item within a write that is already open (a report's moderation runs it in its own): the
+   * history and the category count in the same transaction, and `touched` names what changed.
+   */
+  async function removeWithin(tx: DbOrTx, touched: Set<string>, id: string, actor: Actor): Promise<void> {
+    const before = await locked(tx, id, 'update')
+    await tx.delete(items).where(eq(items.id, id))
+    await record(tx, clock.now(), {
+      itemId: id,
+      actorId: actor.id,
+      action: 'deleted',
+      changes: [{ field: 'status', from: before.status, to: null }],
     })
+    touched.add(ITEMS_CONTENT)
+    if (await adjustCategoryCounts(tx, before, null)) touched.add(CATEGORIES_CONTENT)
+  }
+
+  async function remove(id: string, actor: Actor): Promise<void> {
+    await write((tx, touched) => removeWithin(tx, touched, id, actor))
   }
 
   /** Approves (publishes) or rejects an item, keeping the note; 409 when it already is what was asked. */
@@ -396,6 +403,9 @@ export function createItemService({ db, clock, log, caches, counts }: ItemServic
 
     update,
     remove,
+    removeWithin,
+    /** What an item write makes stale on this instance, for a write that runs `removeWithin`. */
+    caches: [...caches, counts] as readonly Clearable[],
     review,
 
     history: (id: string, query: HistoryQuery) => historyOf(db, id, query),

@@ -1,0 +1,27 @@
+import type { Logger } from 'pino'
+import type { Db } from '../../db/index.ts'
+import type { Module } from '../../http/modules.ts'
+import type { RateLimit } from '../../http/rate-limit.ts'
+import type { Clock } from '../../lib/clock.ts'
+import type { Clearable } from '../content.ts'
+import type { ItemService } from '../items/service.ts'
+import { reportRoutes } from './routes.ts'
+import { createReportService } from './service.ts'
+
+/** Content reports by users, their review by admins, and the moderation actions a resolution runs. */
+export function reportsModule(deps: {
+  db: Db
+  clock: Clock
+  log: Pick<Logger, 'error'>
+  rateLimit: RateLimit
+  items: Pick<ItemService, 'removeWithin'>
+  /** What removing an item or a comment makes stale on this instance. */
+  caches: readonly Clearable[]
+}) {
+  const reports = createReportService(deps)
+  const module: Module = {
+    name: 'reports',
+    routes: (app) => reportRoutes(app, { reports, rateLimit: deps.rateLimit }),
+  }
+  return { reports, module }
+}
