@@ -699,6 +699,20 @@ const definitions = {
     true,
     'location features (geocoding, maps) on or off',
   ),
+  geocodingTimeoutMs: integer(
+    'GEOCODING_TIMEOUT_MS',
+    'Directory',
+    5000,
+    'how long one geocoding provider may take before the other is tried',
+    { min: 100, max: 60000 },
+  ),
+  locationIndexBatchSize: integer(
+    'LOCATION_INDEX_BATCH_SIZE',
+    'Directory',
+    100,
+    'items a location index rebuild reads (and geocodes, where they lack coordinates) per step',
+    { min: 1, max: 1000 },
+  ),
   mapboxApiUrl: url('MAPBOX_API_URL', 'Directory', 'https://api.mapbox.com', 'Mapbox API base URL'),
   googleMapsApiUrl: url(
     'GOOGLE_MAPS_API_URL',

@@ -52,3 +52,9 @@ export function pageOfRows<TTable extends PgTable, T>(
 /** A list as one array parameter (`sql` would spread it into a list of parameters), e.g. for `unnest`. */
 export const arrayOf = (values: readonly unknown[], type: 'uuid' | 'text' | 'int') =>
   sql`${sql.param(values)}::${sql.raw(type)}[]`
+
+/** The rows a raw statement answered, on either driver (node-postgres and PGlite both answer `{rows}`). */
+export async function rowsOf<T>(executor: DbOrTx, statement: SQL): Promise<T[]> {
+  const result = (await executor.execute(statement)) as unknown as { rows: T[] }
+  return result.rows
+}

@@ -19,9 +19,11 @@ import { crmModule } from './crm/module.ts'
 import { dashboardCache, dashboardModule } from './dashboard/module.ts'
 import { favoritesModule } from './favorites/module.ts'
 import { featuredModule } from './featured/module.ts'
+import { geocodingModule } from './geocoding/module.ts'
 import { DirectoryError } from './http/schemas.ts'
 import { createDirectoryEnvelope } from './instance/envelope.ts'
 import { itemsModule } from './items/module.ts'
+import { locationsModule } from './locations/module.ts'
 import { notificationsModule } from './notifications/module.ts'
 import { paymentsModule } from './payments/module.ts'
 import { reportsModule } from './reports/module.ts'
@@ -96,8 +98,16 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
       { name: 'dashboard', description: 'The figures an admin opens the console for' },
       { name: 'favorites', description: 'A signed-in user’s favorite items' },
       {
+        name: 'geocoding',
+        description: 'Forward and reverse geocoding through Mapbox and Google, cached per instance',
+      },
+      {
         name: 'items',
         description: 'Items: the admin’s management, the public site’s reads, and submissions',
+      },
+      {
+        name: 'locations',
+        description: 'The location index, the public map’s reads, its rebuild, and the geographic analytics',
       },
       { name: 'featured-items', description: 'The featured shelf and its admin entries' },
       {
@@ -160,7 +170,10 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
   const categories = categoriesModule({ db, clock, config })
   const favorites = favoritesModule({ db, clock })
   const featured = featuredModule({ db, clock })
-  const site = siteModule({ db, clock, config })
+  // The locations module is made further down; the map status asks it only when called.
+  const site = siteModule({ db, clock, config, locationIndex: () => locations.locations.indexStatus() })
+  const siteLocationEnabled = async () => (await site.site.settings()).data.location.enabled
+  const geocoding = geocodingModule({ config, clock, siteLocationEnabled })
   // Made first: item, comment and notification writes clear it on this instance.
   const figures = dashboardCache(clock)
   const items = itemsModule({
@@ -218,6 +231,17 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
     items: items.items,
     caches: [...items.items.caches, figures.clears.comments],
   })
+  const locations = locationsModule({
+    db,
+    clock,
+    log,
+    jobs,
+    rateLimit,
+    geocoding: geocoding.geocoding,
+    batchSize: config.locationIndexBatchSize,
+    locationEnabled: async () => config.locationEnabled && (await siteLocationEnabled()),
+    caches: items.items.caches,
+  })
   const payments = paymentsModule({ db, clock, log, jobs, rateLimit, site: site.site, config })
 
   installModules(
@@ -243,6 +267,8 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
       sponsorAds.module,
       payments.module,
       reports.module,
+      geocoding.module,
+      locations.module,
     ],
     { jobs, notifications: createNotifications(database.source, log) },
   )

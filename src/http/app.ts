@@ -217,7 +217,13 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
     if (body === '' && (!req.routeOptions.schema?.body || req.routeOptions.config.optionalBody)) {
       return done(null, undefined)
     }
-    parseJson(req, body as string, done)
+    // JSON may escape a lone surrogate (`"\udc00"`), which is not Unicode: Postgres refuses it in jsonb and
+    // text would store it mangled, so such a body is as invalid as broken JSON. Only bodies with escapes pay.
+    if (!(body as string).includes('\\u')) return parseJson(req, body as string, done)
+    parseJson(req, body as string, (error, value) => {
+      if (error || wellFormed(value)) return done(error, value)
+      done(Object.assign(new SyntaxError('The body has an unpaired surrogate escape'), { statusCode: 400 }), undefined)
+    })
   })
 
   // A route whose body may be left out (`config.optionalBody`) validates a missing one as `{}`.
@@ -391,4 +397,14 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
   )
 
   return app
+}
+
+/** Whether every string in a parsed JSON value, keys included, is well-formed Unicode. */
+function wellFormed(value: unknown): boolean {
+  if (typeof value === 'string') return value.isWellFormed()
+  if (Array.isArray(value)) return value.every(wellFormed)
+  if (value !== null && typeof value === 'object') {
+    return Object.entries(value).every(([key, entry]) => key.isWellFormed() && wellFormed(entry))
+  }
+  return true
 }

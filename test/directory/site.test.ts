@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import { fakeMapboxToken } from '../fakes/mapbox.ts'
 import { type DirectoryHarness, signUp, siteRequest, startDirectory, until } from '../helpers/apps.ts'
 
 let h: DirectoryHarness
@@ -7,7 +8,11 @@ let admin: string
 
 before(async () => {
   h = await startDirectory({
-    env: { MAPBOX_ACCESS_TOKEN: 'pk.test', GOOGLE_MAPS_API_KEY: 'g-test', GEOCODING_PROVIDER: 'google' },
+    env: {
+      MAPBOX_ACCESS_TOKEN: fakeMapboxToken(),
+      GOOGLE_MAPS_API_KEY: 'g-test',
+      GEOCODING_PROVIDER: 'google',
+    },
   })
   admin = await h.adminCookie()
 })

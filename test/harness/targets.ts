@@ -4,6 +4,8 @@ import type { InjectOptions } from 'fastify'
 import { users } from '../../src/directory/accounts/tables.ts'
 import type { App } from '../../src/http/app.ts'
 import { startGitHubFake } from '../fakes/github.ts'
+import { startGoogleMapsFake } from '../fakes/google-maps.ts'
+import { startMapboxFake } from '../fakes/mapbox.ts'
 import { startOpenAiFake } from '../fakes/openai.ts'
 import { startReceiver } from '../fakes/receiver.ts'
 import { startTwentyFake } from '../fakes/twenty.ts'
@@ -246,10 +248,23 @@ const GIT_PATH = '/api/admin/categories/git'
 export async function directoryTarget(): Promise<Target> {
   // The CRM talks to a local stand-in of Twenty: generated tests and syncs never reach the internet.
   const twenty = await startTwentyFake()
+  // Geocoding asks local stand-ins of Mapbox and Google, so its routes answer as they would in production.
+  const mapbox = await startMapboxFake()
+  const google = await startGoogleMapsFake()
   const h: DirectoryHarness = await startDirectory({
-    env: { ...env, TWENTY_API_URL: twenty.url, CRM_TIMEOUT_MS: '2000' },
+    env: {
+      ...env,
+      TWENTY_API_URL: twenty.url,
+      CRM_TIMEOUT_MS: '2000',
+      MAPBOX_ACCESS_TOKEN: mapbox.accessToken,
+      MAPBOX_API_URL: mapbox.url,
+      GOOGLE_MAPS_API_KEY: google.apiKey,
+      GOOGLE_MAPS_API_URL: google.url,
+    },
   }).catch(async (error: unknown) => {
     await twenty.close()
+    await mapbox.close()
+    await google.close()
     throw error
   })
   const { app } = h
@@ -291,6 +306,8 @@ export async function directoryTarget(): Promise<Target> {
     close: async () => {
       await h.close()
       await twenty.close()
+      await mapbox.close()
+      await google.close()
     },
   }
   await closingOnFailure(closeAll, async () => {
@@ -365,11 +382,15 @@ export async function directoryTarget(): Promise<Target> {
     // SPEC.md: the payment webhooks answer their own refusals `{error}`.
     errorShapeOf: (request, status) =>
       status === 400 && /^\/api\/[a-z]+\/webhook$/.test(request.path) ? paymentWebhookErrorShape : undefined,
-    // SPEC.md: the Git routes answer 500 while DATA_REPOSITORY or GIT_TOKEN is unset.
-    prescribedServerError: (request, answer, body) =>
-      request.path === GIT_PATH &&
-      answer.status === 500 &&
-      (body as { code?: unknown }).code === 'GIT_NOT_CONFIGURED',
+    // SPEC.md: the Git routes answer 500 while DATA_REPOSITORY or GIT_TOKEN is unset, and the location
+    // features 503 while the settings (which generated requests change) turn them off.
+    prescribedServerError: (request, answer, body) => {
+      const code = (body as { code?: unknown }).code
+      return (
+        (request.path === GIT_PATH && answer.status === 500 && code === 'GIT_NOT_CONFIGURED') ||
+        (answer.status === 503 && code === 'LOCATION_DISABLED')
+      )
+    },
     refresh: async () => {
       if (!(await stillAdmin())) await signInAdmin()
       if (!(await stillMember())) await signInMember()

@@ -10,13 +10,15 @@ export function siteModule({
   db,
   clock,
   config,
+  locationIndex,
 }: {
   db: Db
   clock: Clock
   config: SiteServiceDeps['config'] & Partial<Config>
+  locationIndex?: SiteServiceDeps['locationIndex']
 }) {
   const cache = createSiteCache(clock)
-  const site = createSiteService({ db, clock, cache, config })
+  const site = createSiteService({ db, clock, cache, config, ...(locationIndex ? { locationIndex } : {}) })
   const module: Module = { name: 'site', routes: (app) => siteRoutes(app, { site }), caches: [cache] }
   return { site, module }
 }

@@ -1,5 +1,6 @@
 import { type Static, type TSchema, Type } from 'typebox'
 import { NullableTimestamp } from '../../http/schemas.ts'
+import { LocationIndexRun } from '../locations/schemas.ts'
 
 // ---------------------------------------------------------------------------------------------------------
 // Settings: a typed set with defaults, grouped as an admin's settings page is.
@@ -109,6 +110,19 @@ export const MapStatusAnswer = Type.Object(
         remote: Type.Integer({ description: 'remote items, which need no coordinates' }),
         missingLocation: Type.Integer({ description: 'neither coordinates nor remote' }),
       }),
+      locationIndex: Type.Union(
+        [
+          Type.Object({
+            entries: Type.Integer({ description: 'rows in the location index' }),
+            lastIndexedAt: NullableTimestamp,
+            run: Type.Union([LocationIndexRun, Type.Null()], {
+              description: 'the latest rebuild, null before the first',
+            }),
+          }),
+          Type.Null(),
+        ],
+        { description: 'the location index and its latest rebuild with its progress' },
+      ),
     }),
   },
   {
@@ -121,6 +135,26 @@ export const MapStatusAnswer = Type.Object(
           mapEnabled: true,
           geocoding: { configured: false, providers: [] },
           items: { total: 412, withCoordinates: 301, remote: 77, missingLocation: 34 },
+          locationIndex: {
+            entries: 378,
+            lastIndexedAt: '2026-11-22T10:00:09.000Z',
+            run: {
+              id: '6a8c0e2b-4d6f-4a8c-9e0b-2d4f6a8c0e2b',
+              status: 'completed',
+              total: 412,
+              processed: 412,
+              progressPercent: 100,
+              geocoded: 30,
+              geocodeFailed: 4,
+              skipped: 0,
+              error: null,
+              requestedBy: '1c3e5a7b-9d0f-4b2d-8e6a-0c2e4a6b8d0f',
+              createdAt: '2026-11-22T10:00:00.000Z',
+              startedAt: '2026-11-22T10:00:01.000Z',
+              finishedAt: '2026-11-22T10:00:09.000Z',
+              updatedAt: '2026-11-22T10:00:09.000Z',
+            },
+          },
         },
       },
     ],

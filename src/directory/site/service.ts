@@ -6,6 +6,7 @@ import type { Clock } from '../../lib/clock.ts'
 import { type FieldIssue, invalidInput } from '../../lib/errors.ts'
 import { CONTENT_CHANGED_CHANNEL, contentWriter, NAVIGATION_CONTENT, SETTINGS_CONTENT } from '../content.ts'
 import { items } from '../items/tables.ts'
+import type { IndexStatus } from '../locations/service.ts'
 import {
   type NavigationBody,
   type NavigationEntry,
@@ -92,6 +93,8 @@ export interface SiteServiceDeps {
   clock: Clock
   cache: InvalidatedCache<Stored>
   config: Pick<Config, 'locationEnabled' | 'geocodingProvider' | 'mapboxAccessToken' | 'googleMapsApiKey'>
+  /** The location index's figures and latest rebuild, for the map status. */
+  locationIndex?: () => Promise<IndexStatus>
 }
 
 /** The geocoding providers that have credentials, the chosen one (`GEOCODING_PROVIDER`) first. */
@@ -106,7 +109,7 @@ export function geocodingProviders(config: SiteServiceDeps['config']): string[] 
     : configured
 }
 
-export function createSiteService({ db, clock, cache, config }: SiteServiceDeps) {
+export function createSiteService({ db, clock, cache, config, locationIndex }: SiteServiceDeps) {
   const writeSettings = contentWriter(db, SETTINGS_CONTENT, [cache])
   const writeNavigation = contentWriter(db, NAVIGATION_CONTENT, [cache])
 
@@ -201,6 +204,7 @@ export function createSiteService({ db, clock, cache, config }: SiteServiceDeps)
         mapEnabled: locationEnabled && data.location.map,
         geocoding: { configured: providers.length > 0, providers },
         items: figures ?? { total: 0, withCoordinates: 0, remote: 0, missingLocation: 0 },
+        locationIndex: (await locationIndex?.()) ?? null,
       }
     },
   }
