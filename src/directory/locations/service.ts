@@ -98,10 +98,15 @@ export function createLocationService(deps: LocationServiceDeps) {
   const writeItems = contentWriter(db, ITEMS_CONTENT, deps.caches)
 
   async function latestRun(executor: DbOrTx = db): Promise<Run | null> {
+    // The active run, if any (at most one); else the newest.
     const [run] = await executor
       .select()
       .from(locationIndexRuns)
-      .orderBy(desc(locationIndexRuns.createdAt), desc(locationIndexRuns.id))
+      .orderBy(
+        desc(sql`${locationIndexRuns.status} in ('queued', 'running')`),
+        desc(locationIndexRuns.createdAt),
+        desc(locationIndexRuns.id),
+      )
       .limit(1)
     return run ?? null
   }
