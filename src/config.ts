@@ -49,6 +49,39 @@ function optional(env: string, group: string, meaning: string, secret = false): 
   return make(env, group, meaning, 'unset', (raw) => (present(raw) ? raw.trim() : undefined), secret)
 }
 
+/**
+ * A Mapbox access token as Mapbox issues them, `pk.<payload>.<signature>` (or `sk.`, `tk.`), the payload base64
+ * JSON naming the account: the SDK reads it before any request and cannot work with anything else. The
+ * token is a secret, so the error never repeats it.
+ */
+function mapboxToken(env: string, group: string, meaning: string): Setting<string | undefined> {
+  return make(
+    env,
+    group,
+    meaning,
+    'unset',
+    (raw) => {
+      if (!present(raw)) return undefined
+      const token = raw.trim()
+      const [usage, payload] = token.split('.')
+      let account: unknown
+      try {
+        account =
+          usage && payload && /^[A-Za-z0-9+/]+={0,2}$/.test(payload)
+            ? (JSON.parse(Buffer.from(payload, 'base64').toString('utf8')) as { u?: unknown }).u
+            : undefined
+      } catch {
+        account = undefined
+      }
+      if (typeof account !== 'string') {
+        throw new ConfigError(env, 'is not a Mapbox access token (pk.…, sk.… or tk.…, as Mapbox issues them)')
+      }
+      return token
+    },
+    true,
+  )
+}
+
 function integer(
   env: string,
   group: string,
@@ -691,7 +724,7 @@ const definitions = {
     ['mapbox', 'google'],
     'geocoding provider (`mapbox` or `google`)',
   ),
-  mapboxAccessToken: optional('MAPBOX_ACCESS_TOKEN', 'Directory', 'Mapbox token', true),
+  mapboxAccessToken: mapboxToken('MAPBOX_ACCESS_TOKEN', 'Directory', 'Mapbox access token (pk.…)'),
   googleMapsApiKey: optional('GOOGLE_MAPS_API_KEY', 'Directory', 'Google Maps API key', true),
   locationEnabled: flag(
     'LOCATION_ENABLED',
