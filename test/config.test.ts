@@ -279,6 +279,15 @@ describe('configuration errors name the setting in one line', () => {
     const error = configErrorFor({ PLATFORM_ENCRYPTION_KEY: 'secret-not-hex' }, 'PLATFORM_ENCRYPTION_KEY')
     assert.ok(!error.message.includes('secret-not-hex'))
   })
+
+  it('a MAPBOX_ACCESS_TOKEN that is not a Mapbox token is refused without being echoed; a real one loads', () => {
+    for (const token of ['pk.secret-looking', 'pk.bm90IGpzb24.x', 'pk.eyJhIjoxfQ.x']) {
+      const error = configErrorFor({ MAPBOX_ACCESS_TOKEN: token }, 'MAPBOX_ACCESS_TOKEN')
+      assert.ok(!error.message.includes(token), error.message)
+    }
+    const token = `pk.${Buffer.from(JSON.stringify({ u: 'curio', a: 'x' })).toString('base64')}.sig`
+    assert.equal(loadConfig({ DATA_DIR: 'memory', MAPBOX_ACCESS_TOKEN: token }).mapboxAccessToken, token)
+  })
 })
 
 describe('TRUST_PROXY', () => {
