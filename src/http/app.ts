@@ -222,7 +222,10 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
     if (!(body as string).includes('\\u')) return parseJson(req, body as string, done)
     parseJson(req, body as string, (error, value) => {
       if (error || wellFormed(value)) return done(error, value)
-      done(Object.assign(new SyntaxError('The body has an unpaired surrogate escape'), { statusCode: 400 }), undefined)
+      done(
+        Object.assign(new SyntaxError('The body has an unpaired surrogate escape'), { statusCode: 400 }),
+        undefined,
+      )
     })
   })
 

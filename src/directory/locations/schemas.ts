@@ -202,12 +202,12 @@ export const GeoAnalyticsAnswer = Type.Object(
           country: Nullable(Type.String({ examples: ['Germany'] })),
           isRemote: Type.Boolean({ examples: [false] }),
         }),
-        { description: 'every indexed item but the remote ones (at 0,0), by slug' },
+        { description: 'every indexed item but the remote ones (at 0,0), in no set order' },
       ),
       heatmapData: Type.Array(
         Type.Object({ lat: Type.Number({ examples: [52.52] }), lng: Type.Number({ examples: [13.405] }) }),
         {
-          description: 'the non-remote points, by slug',
+          description: 'the non-remote points, in the order of `locations`',
         },
       ),
     }),

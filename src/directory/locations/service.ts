@@ -1,8 +1,7 @@
-import { and, asc, count, desc, eq, gt, inArray, type SQLWrapper, sql } from 'drizzle-orm'
+import { and, asc, count, desc, eq, gt, inArray, sql } from 'drizzle-orm'
 import type { Logger } from 'pino'
 import { uniqueViolation } from '../../db/errors.ts'
 import type { Db, DbOrTx } from '../../db/index.ts'
-import { rowsOf } from '../../db/queries.ts'
 import type { Jobs } from '../../jobs/index.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { conflict, HttpError } from '../../lib/errors.ts'
@@ -10,6 +9,7 @@ import { type Clearable, contentWriter, ITEMS_CONTENT } from '../content.ts'
 import type { GeocodingService } from '../geocoding/service.ts'
 import { record } from '../items/history.ts'
 import { items } from '../items/tables.ts'
+import { geoAnalytics } from './analytics.ts'
 import { itemLocations, locationIndexRuns } from './tables.ts'
 
 export const LOCATION_INDEX_JOB = 'location-index-rebuild'
@@ -121,14 +121,18 @@ export function createLocationService(deps: LocationServiceDeps) {
   async function reindex(tx: DbOrTx, ids: string[], at: Date) {
     if (ids.length === 0) return
     await tx.execute(sql`
-      insert into ${itemLocations} (item_id, item_slug, latitude, longitude, city, country, service_area, is_remote, indexed_at)
-      select id, slug, case when is_remote then 0 else latitude end, case when is_remote then 0 else longitude end,
-             city, country, service_area, is_remote, ${at}
-      from ${items} where ${inArray(items.id, ids)} and ${eligible}
+      insert into ${itemLocations}
+        (item_id, item_slug, latitude, longitude, city, country, service_area, is_remote, indexed_at, entry_json, point_json)
+      select id, slug, lat, lng, city, country, service_area, is_remote, ${at},
+             directory.location_entry_json(slug, lat, lng, city, country, is_remote),
+             directory.location_point_json(lat, lng)
+      from (select *, case when is_remote then 0 else latitude end as lat, case when is_remote then 0 else longitude end as lng
+            from ${items} where ${inArray(items.id, ids)} and ${eligible}) as eligible_items
       on conflict (item_id) do update set
         item_slug = excluded.item_slug, latitude = excluded.latitude, longitude = excluded.longitude,
         city = excluded.city, country = excluded.country, service_area = excluded.service_area,
-        is_remote = excluded.is_remote, indexed_at = excluded.indexed_at
+        is_remote = excluded.is_remote, indexed_at = excluded.indexed_at,
+        entry_json = excluded.entry_json, point_json = excluded.point_json
         where (${itemLocations}.item_slug, ${itemLocations}.latitude, ${itemLocations}.longitude, ${itemLocations}.city,
                ${itemLocations}.country, ${itemLocations}.service_area, ${itemLocations}.is_remote)
           is distinct from (excluded.item_slug, excluded.latitude, excluded.longitude, excluded.city,
@@ -225,7 +229,7 @@ export function createLocationService(deps: LocationServiceDeps) {
         .where(eq(locationIndexRuns.id, runId))
         .for('update')
       // Another attempt of this step got here first: its progress stands.
-      if (!current || current.status !== 'running' || current.cursor !== cursor) return
+      if (current?.status !== 'running' || current.cursor !== cursor) return
       const now = clock.now()
       await reindex(
         tx,
@@ -367,98 +371,8 @@ export function createLocationService(deps: LocationServiceDeps) {
       return rows.map((row) => ({ ...row, distanceKm: Math.round(Number(row.distanceKm) * 1000) / 1000 }))
     },
 
-    /**
-     * SPEC.md's geographic analytics, from the items and the index as they are now (never cached). The
-     * locations and heatmap arrays are built as JSON by Postgres: 100,000 points are one string, not
-     * 200,000 objects to make and serialise.
-     */
-    async analytics(): Promise<string> {
-      const [itemFigures] = await db
-        .select({
-          totalItems: count(),
-          withLocation:
-            sql<number>`count(*) filter (where ${items.isRemote} or ${items.latitude} is not null)`.mapWith(
-              Number,
-            ),
-          remote: sql<number>`count(*) filter (where ${items.isRemote})`.mapWith(Number),
-        })
-        .from(items)
-        .where(eq(items.status, 'published'))
-      const [indexFigures] = await db
-        .select({
-          totalIndexed: count(),
-          remoteCount: sql<number>`count(*) filter (where ${itemLocations.isRemote})`.mapWith(Number),
-          citiesCount:
-            sql<number>`count(distinct ${itemLocations.city}) filter (where ${itemLocations.city} <> '')`.mapWith(
-              Number,
-            ),
-          countriesCount:
-            sql<number>`count(distinct ${itemLocations.country}) filter (where ${itemLocations.country} <> '')`.mapWith(
-              Number,
-            ),
-          lastIndexedAt: sql<string | null>`max(${itemLocations.indexedAt})`,
-        })
-        .from(itemLocations)
-      const grouped = (column: SQLWrapper, label: string, limit?: number) =>
-        rowsOf<{ entries: string }>(
-          db,
-          sql`
-          select coalesce(json_agg(json_build_object(${label}::text, value, 'count', n) order by n desc, value), '[]')::text as entries
-          from (select ${column} as value, count(*)::int as n from ${itemLocations}
-                where ${column} is not null and ${column} <> '' group by ${column}
-                order by n desc, value ${limit ? sql`limit ${limit}` : sql``}) grouped`,
-        )
-      const [byCountry, byCity, byServiceArea, points, lastRun] = await Promise.all([
-        grouped(itemLocations.country, 'name'),
-        grouped(itemLocations.city, 'name', 20),
-        grouped(itemLocations.serviceArea, 'area'),
-        rowsOf<{ locations: string; heatmap: string }>(
-          db,
-          sql`
-          select
-            coalesce(json_agg(json_build_object('itemSlug', item_slug, 'latitude', latitude, 'longitude', longitude,
-              'city', city, 'country', country, 'isRemote', is_remote) order by item_slug), '[]')::text as locations,
-            coalesce(json_agg(json_build_object('lat', latitude, 'lng', longitude) order by item_slug), '[]')::text as heatmap
-          from ${itemLocations} where not is_remote`,
-        ),
-        db
-          .select({ finishedAt: locationIndexRuns.finishedAt })
-          .from(locationIndexRuns)
-          .where(eq(locationIndexRuns.status, 'completed'))
-          .orderBy(desc(locationIndexRuns.finishedAt))
-          .limit(1),
-      ])
-      const totalItems = itemFigures?.totalItems ?? 0
-      const itemsWithLocation = itemFigures?.withLocation ?? 0
-      const itemsRemote = itemFigures?.remote ?? 0
-      const totalIndexed = indexFigures?.totalIndexed ?? 0
-      const remoteCount = indexFigures?.remoteCount ?? 0
-      const expectedCount = itemsWithLocation - itemsRemote
-      const indexCount = totalIndexed - remoteCount
-      const lastIndexedAt = indexFigures?.lastIndexedAt
-        ? new Date(indexFigures.lastIndexedAt).toISOString()
-        : null
-      const stats = {
-        totalIndexed,
-        totalItems,
-        itemsWithLocation,
-        itemsRemote,
-        coveragePercent: totalItems === 0 ? 0 : Math.round((itemsWithLocation / totalItems) * 1000) / 10,
-        indexHealth: { synced: indexCount === expectedCount, indexCount, expectedCount },
-        citiesCount: indexFigures?.citiesCount ?? 0,
-        countriesCount: indexFigures?.countriesCount ?? 0,
-        remoteCount,
-        lastIndexedAt,
-        lastRebuildAt: lastRun[0]?.finishedAt?.toISOString() ?? null,
-      }
-      const json = (rows: Record<string, string>[], column: string) => rows[0]?.[column] ?? '[]'
-      return (
-        `{"success":true,"data":{"stats":${JSON.stringify(stats)},"distributions":{` +
-        `"byCountry":${json(byCountry, 'entries')},"byCity":${json(byCity, 'entries')},` +
-        `"byServiceArea":${json(byServiceArea, 'entries')}},` +
-        `"locations":${json(points, 'locations')},"heatmapData":${json(points, 'heatmap')}}}`
-      )
-    },
+    /** SPEC.md's geographic analytics, as a JSON body (see `geoAnalytics`). */
+    analytics: () => geoAnalytics(db),
   }
 }
 
