@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 import { DAY_MS } from './lib/time.ts'
 
 /**
@@ -80,6 +81,19 @@ function mapboxToken(env: string, group: string, meaning: string): Setting<strin
     },
     true,
   )
+}
+
+/** How many worker processes: a whole number from 1, or `auto` (one per core the process may use). */
+function workerCount(env: string, group: string, meaning: string): Setting<number> {
+  return make(env, group, meaning, '`1`', (raw) => {
+    if (!present(raw)) return 1
+    if (raw.trim() === 'auto') return availableParallelism()
+    const value = Number(raw)
+    if (!/^\s*\d+\s*$/.test(raw) || value < 1 || value > 256) {
+      throw new ConfigError(env, `must be a whole number from 1 to 256, or auto (got "${raw}")`)
+    }
+    return value
+  })
 }
 
 function integer(
@@ -304,6 +318,11 @@ const definitions = {
     min: 0,
     max: 65535,
   }),
+  workers: workerCount(
+    'WORKERS',
+    'Running',
+    'worker processes sharing the ports (`node:cluster`): a number, or `auto` for one per core; more than 1 needs Postgres (`DATABASE_URL`)',
+  ),
   logLevel: oneOf('LOG_LEVEL', 'Running', LOG_LEVELS, 'info', `log level: ${LOG_LEVELS.join(', ')}`),
   logFormat: optionalOneOf(
     'LOG_FORMAT',
@@ -340,6 +359,27 @@ const definitions = {
     'Running',
     10_000,
     'on SIGTERM/SIGINT, how long in-flight requests and jobs get to finish',
+  ),
+  // Unset means "as the environment suggests" (src/http/metrics.ts decides): on locally, off in production.
+  metricsEnabled: make(
+    'METRICS_ENABLED',
+    'Running',
+    'Prometheus metrics at `GET /metrics` (on `METRICS_PORT` when it is set, else on each service’s port); `false` turns them off everywhere',
+    'on locally; off in production unless `METRICS_PORT` is set',
+    (raw) =>
+      present(raw)
+        ? flag('METRICS_ENABLED', 'Running', false, '').parse(raw)
+        : (undefined as boolean | undefined),
+  ),
+  metricsPort: make(
+    'METRICS_PORT',
+    'Running',
+    'serve `/metrics` on this port only (one listener per process, on `HOST`, every service’s metrics), not on the services’ ports: for a scraper on a private network',
+    'unset',
+    (raw) =>
+      present(raw)
+        ? integer('METRICS_PORT', 'Running', 0, '', { min: 0, max: 65535 }).parse(raw)
+        : (undefined as number | undefined),
   ),
   trustProxy: trustProxy(
     'TRUST_PROXY',

@@ -1,13 +1,14 @@
 import { existsSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { ConfigError, configurationTable, loadConfig } from './config.ts'
+import { type Config, ConfigError, configurationTable, loadConfig } from './config.ts'
 import type { ServiceName } from './db/index.ts'
 import { DataDirInUseError } from './db/lock.ts'
 import type { Runtime } from './runtime.ts'
 
 const USAGE = `Usage: npm run cli -- <command>   (npm start = npm run cli -- start)
 
-  start [platform|directory]            run both services, or one
+  start [platform|directory] [--workers N|auto]
+                                        run both services, or one; N worker processes (Postgres only)
   migrate                               apply migrations and install job queues, then exit
   admin create --email E --password P   make E an active directory admin with password P
   seed --demo                           fill the directory with a demo site (idempotent)
@@ -63,8 +64,11 @@ function servicesFrom(arg: string | undefined): ServiceName[] {
   throw new UsageError(`Unknown service "${arg}": use platform or directory`)
 }
 
-function printBanner(runtime: Runtime) {
-  const lines = ['', 'Curio is running']
+function printBanner(
+  runtime: Pick<Runtime, 'embedded' | 'createdAdmin'> & { services: { service: string; url: string }[] },
+  workers = 1,
+) {
+  const lines = ['', workers > 1 ? `Curio is running (${workers} workers)` : 'Curio is running']
   for (const { service, url } of runtime.services) {
     lines.push(`  ${service.padEnd(10)} ${url}    API reference: ${url}/docs`)
   }
@@ -85,10 +89,58 @@ function printBanner(runtime: Runtime) {
   process.stdout.write(`${lines.join('\n')}\n\n`)
 }
 
-async function start(arg: string | undefined) {
+async function start(args: string[]) {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { workers: { type: 'string' } },
+    allowPositionals: true,
+    strict: true,
+  })
+  if (positionals.length > 1)
+    throw new UsageError(`start takes one service at most (got ${positionals.join(' ')})`)
+  // `--workers` is WORKERS for this start, and the workers inherit it with the rest of the environment.
+  if (values.workers !== undefined) process.env.WORKERS = values.workers
   const config = loadConfig()
-  const services = servicesFrom(arg)
+  const services = servicesFrom(positionals[0])
+  if (config.workers > 1) {
+    const { checkClusterable, runPrimary } = await import('./cluster.ts')
+    checkClusterable(config, services)
+    const cluster = (await import('node:cluster')).default
+    if (cluster.isPrimary) {
+      const { createLogger, ensureAdmin, ensureLocalAdmin, migrateAll, openDatabases, systemClock } =
+        await loadServices()
+      const log = createLogger(config.logLevel, undefined, config.logFormat).child({ role: 'primary' })
+      return runPrimary({
+        config,
+        log,
+        // Once, before any worker: the migrations and the first admin (whose login is printed once).
+        prepare: async () => {
+          const databases = await openDatabases(config, { log })
+          try {
+            await migrateAll(databases, services, log)
+            if (!services.includes('directory')) return { createdAdmin: null }
+            const deps = { db: databases.directory.db, clock: systemClock }
+            if (config.adminEmail && config.adminPassword) {
+              await ensureAdmin(deps, config.adminEmail, config.adminPassword)
+              return { createdAdmin: null }
+            }
+            return { createdAdmin: config.isProduction ? null : await ensureLocalAdmin(deps) }
+          } finally {
+            await databases.close()
+          }
+        },
+        announce: (running, createdAdmin) =>
+          printBanner({ services: running, embedded: undefined, createdAdmin }, config.workers),
+      })
+    }
+  }
+  return startProcess(config, services)
+}
+
+/** Runs the services in this process: the only one, or one worker of several. */
+async function startProcess(config: Config, services: readonly ServiceName[]) {
   const { createLogger, startServices, systemClock } = await loadServices()
+  const worker = config.workers > 1
   const log = createLogger(config.logLevel, undefined, config.logFormat)
 
   // Signal handlers go in before anything is started or printed: whoever reads the banner may signal
@@ -122,7 +174,12 @@ async function start(arg: string | undefined) {
     shutdown('start-up interrupted')
     return
   }
-  printBanner(runtime)
+  if (worker) {
+    const { reportReady } = await import('./cluster.ts')
+    reportReady(runtime.services.map(({ service, url }) => ({ service, url })))
+  } else {
+    printBanner(runtime)
+  }
 }
 
 async function migrate() {
@@ -205,7 +262,7 @@ async function main(argv: string[]) {
   loadEnvFile()
   switch (command) {
     case 'start':
-      return start(rest[0])
+      return start(rest)
     case 'migrate':
       return migrate()
     case 'admin':

@@ -5,6 +5,7 @@ import { migrateService } from './db/migrate.ts'
 import { ensureAdmin, ensureLocalAdmin } from './directory/admin/bootstrap.ts'
 import { buildDirectoryApp } from './directory/app.ts'
 import type { App } from './http/app.ts'
+import { type MetricsServer, metricsExposure, startMetricsServer } from './http/metrics.ts'
 import { createJobs, type Jobs } from './jobs/index.ts'
 import { type Clock, systemClock } from './lib/clock.ts'
 import {
@@ -25,6 +26,8 @@ export interface RunningService {
 
 export interface Runtime {
   services: RunningService[]
+  /** Where METRICS_PORT serves the process's metrics (`…/metrics`), when it is set. */
+  metricsUrl: string | undefined
   /** Where embedded data lives (`memory` or a folder), or undefined on Postgres. */
   embedded: string | undefined
   /** The admin login created on this start, to print once. */
@@ -44,8 +47,7 @@ export class ListenError extends Error {
 const PORT_SETTINGS: Record<ServiceName, string> = { platform: 'PLATFORM_PORT', directory: 'DIRECTORY_PORT' }
 
 /** The listen failures an operator fixes with a setting, as a ListenError; anything else as it is. */
-function listenError(error: unknown, service: ServiceName, host: string, port: number): unknown {
-  const setting = PORT_SETTINGS[service]
+function listenError(error: unknown, setting: string, host: string, port: number): unknown {
   switch ((error as { code?: unknown })?.code) {
     case 'EADDRINUSE':
       return new ListenError(`Port ${port} is in use (${setting}): stop what uses it or choose another port`)
@@ -130,8 +132,10 @@ export async function startServices(
   const started: { service: ServiceName; app: App; jobs: Jobs; port: number }[] = []
   const rateLimiter = await createRateLimiterFor(config, clock, log)
   let createdAdmin: Runtime['createdAdmin'] = null
+  let metricsServer: MetricsServer | undefined
 
   const stop = async () => {
+    await metricsServer?.close()
     await Promise.allSettled(started.map(({ app }) => app.close()))
     await Promise.allSettled(started.map(({ jobs }) => jobs.stop(config.shutdownTimeoutMs)))
     await rateLimiter.close()
@@ -161,13 +165,22 @@ export async function startServices(
     const running: RunningService[] = []
     for (const { service, app, port } of started) {
       await app.listen({ host: config.host, port }).catch((error: unknown) => {
-        throw listenError(error, service, config.host, port)
+        throw listenError(error, PORT_SETTINGS[service], config.host, port)
       })
       const address = app.server.address()
       const bound = typeof address === 'object' && address ? address.port : port
       running.push({ service, app, url: displayUrl(config.host, bound) })
     }
-    return { services: running, embedded, createdAdmin, stop }
+    let metricsUrl: string | undefined
+    if (config.metricsPort !== undefined && metricsExposure(config) === 'metrics-port') {
+      const port = config.metricsPort
+      metricsServer = await startMetricsServer(config.host, port).catch((error: unknown) => {
+        throw listenError(error, 'METRICS_PORT', config.host, port)
+      })
+      const address = metricsServer.server.address()
+      metricsUrl = `${displayUrl(config.host, typeof address === 'object' && address ? address.port : port)}/metrics`
+    }
+    return { services: running, metricsUrl, embedded, createdAdmin, stop }
   } catch (error) {
     await stop().catch(() => {})
     throw error

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { type ChildProcess, spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -67,8 +67,8 @@ function exited(child: ChildProcess, timeoutMs: number): Promise<number | string
   })
 }
 
-async function start(env: Record<string, string>): Promise<Started> {
-  const child = run(['start'], env)
+async function start(env: Record<string, string>, args: string[] = []): Promise<Started> {
+  const child = run(['start', ...args], env)
   const output = collect(child)
   const deadline = Date.now() + 60_000
   while (Date.now() < deadline) {
@@ -424,4 +424,71 @@ describe('the command line', () => {
     }
     assert.equal(await exited(started.child, 15_000), 0, started.output())
   })
+})
+
+/** The pids of `parent`'s child processes, from /proc (Linux). */
+function childrenOf(parent: number): number[] {
+  const children = readFileSync(`/proc/${parent}/task/${parent}/children`, 'utf8').trim()
+  return children ? children.split(/\s+/).map(Number) : []
+}
+
+describe('start --workers', () => {
+  it('refuses more than one worker on the embedded database: one line naming WORKERS, exit 1', async () => {
+    const { code, stderr } = await runToEnd(['start', '--workers', '2'], { DATA_DIR: 'memory' })
+    assert.equal(code, 1)
+    assert.match(stderr, /^Invalid configuration: WORKERS is 2, but the embedded database .* DATABASE_URL/)
+    assert.equal(stderr.trim().split('\n').length, 1, stderr)
+    const bad = await runToEnd(['start'], { DATA_DIR: 'memory', WORKERS: 'many' })
+    assert.equal(bad.code, 1)
+    assert.match(bad.stderr, /WORKERS must be a whole number from 1 to 256, or auto/)
+  })
+
+  // Several processes need a database server: this runs in the Postgres pass.
+  if (TEST_DATABASE_URL)
+    it('runs N workers on the shared ports, replaces one that dies, and stops them all on SIGTERM', async () => {
+      const { env, cleanup } = await storage()
+      cleanups.push(cleanup)
+      const started = await start(env, ['--workers', '2'])
+      const pid = started.child.pid as number
+      try {
+        assert.match(started.output(), /Curio is running \(2 workers\)/)
+        const logins = started.output().match(/password {2}\S+/g) ?? []
+        assert.equal(logins.length, 1, 'the admin login is printed once, by the primary')
+        const workers = childrenOf(pid)
+        assert.equal(workers.length, 2, started.output())
+        for (let n = 0; n < 6; n++) {
+          assert.equal((await fetch(`${started.urls.platform}/healthz`)).status, 200)
+          assert.equal((await fetch(`${started.urls.directory}/api/current-user`)).status, 200)
+        }
+        const password = started.output().match(/password {2}(\S+)/)?.[1]
+        const signin = await fetch(`${started.urls.directory}/api/auth/signin`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ email: 'admin@localhost', password }),
+        })
+        assert.equal(signin.status, 200, 'the one login works, whichever worker answers')
+
+        process.kill(workers[0] as number, 'SIGKILL')
+        const deadline = Date.now() + 20_000
+        let replaced: number[] = []
+        while (Date.now() < deadline) {
+          replaced = childrenOf(pid)
+          if (replaced.length === 2 && !replaced.includes(workers[0] as number)) break
+          await new Promise((resolve) => setTimeout(resolve, 100))
+        }
+        assert.equal(replaced.length, 2, 'the dead worker was replaced')
+        assert.ok(!replaced.includes(workers[0] as number))
+        const readyAgain = Date.now() + 20_000
+        let answered = 0
+        while (answered < 6 && Date.now() < readyAgain) {
+          const res = await fetch(`${started.urls.platform}/healthz`).catch(() => undefined)
+          if (res?.status === 200) answered++
+        }
+        assert.equal(answered, 6)
+      } finally {
+        started.child.kill('SIGTERM')
+      }
+      assert.equal(await exited(started.child, 30_000), 0, started.output())
+      assert.ok(!existsSync(`/proc/${pid}`) || childrenOf(pid).length === 0, 'no worker is left running')
+    })
 })

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import { describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { ConfigError, configurationTable, loadConfig } from '../src/config.ts'
@@ -15,11 +16,7 @@ const TABLE_HEADER = '| Setting | Default | Meaning |'
  * Settings CONTRACT.md names for features not built yet, with the work that brings them. A setting is
  * defined (and documented) only once something reads it.
  */
-const PENDING_SETTINGS: Record<string, string> = {
-  WORKERS: 'worker processes per host',
-  METRICS_ENABLED: 'Prometheus metrics',
-  METRICS_PORT: 'Prometheus metrics',
-}
+const PENDING_SETTINGS: Record<string, string> = {}
 
 const VALID_KEY = 'ab'.repeat(32)
 const VALID_JWT_SECRET = 'a-signing-secret-of-at-least-32-characters'
@@ -182,6 +179,12 @@ describe('configuration errors name the setting in one line', () => {
     { name: 'a port that is not a number', env: { PLATFORM_PORT: 'abc' }, setting: 'PLATFORM_PORT' },
     { name: 'a port above 65535', env: { PLATFORM_PORT: '70000' }, setting: 'PLATFORM_PORT' },
     { name: 'a directory port below 0', env: { DIRECTORY_PORT: '-1' }, setting: 'DIRECTORY_PORT' },
+    { name: 'a metrics port above 65535', env: { METRICS_PORT: '70000' }, setting: 'METRICS_PORT' },
+    {
+      name: 'a metrics flag that is not true or false',
+      env: { METRICS_ENABLED: 'sometimes' },
+      setting: 'METRICS_ENABLED',
+    },
     {
       name: 'a trust-proxy value that is none of the forms',
       env: { TRUST_PROXY: 'maybe' },
@@ -278,6 +281,13 @@ describe('configuration errors name the setting in one line', () => {
   it('a malformed encryption key is not echoed in the message', () => {
     const error = configErrorFor({ PLATFORM_ENCRYPTION_KEY: 'secret-not-hex' }, 'PLATFORM_ENCRYPTION_KEY')
     assert.ok(!error.message.includes('secret-not-hex'))
+  })
+
+  it('WORKERS is 1 by default, a number, or auto for one per core; anything else is refused', () => {
+    assert.equal(loadConfig({ DATA_DIR: 'memory' }).workers, 1)
+    assert.equal(loadConfig({ DATA_DIR: 'memory', WORKERS: '4' }).workers, 4)
+    assert.equal(loadConfig({ DATA_DIR: 'memory', WORKERS: 'auto' }).workers, availableParallelism())
+    for (const value of ['0', '-1', '1.5', 'all', '257']) configErrorFor({ WORKERS: value }, 'WORKERS')
   })
 
   it('a MAPBOX_ACCESS_TOKEN that is not a Mapbox token is refused without being echoed; a real one loads', () => {

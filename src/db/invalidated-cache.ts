@@ -1,10 +1,13 @@
 import type { Clock } from '../lib/clock.ts'
+import { cacheHits, cacheMisses } from '../lib/metrics.ts'
 import type { Notifications } from './notifications.ts'
 
 /** What one notification makes stale: every entry, one entry, or nothing of this cache's. */
 export type Invalidation = 'all' | 'none' | { key: string }
 
 export interface InvalidatedCacheOptions<V> {
+  /** What the metrics call the cache (`cache` label of curio_cache_hits_total): unique in the process. */
+  name: string
   /** Every write that changes what is cached notifies this channel in its transaction. */
   channel: string
   /** What a message's payload invalidates; by default every message clears everything. */
@@ -49,6 +52,8 @@ interface Entry<V> {
 
 export function createInvalidatedCache<V>(options: InvalidatedCacheOptions<V>): InvalidatedCache<V> {
   const { channel, clock, maxEntries = 1000, ttlMs, keep, invalidates = () => 'all' as const } = options
+  const hits = cacheHits.labels({ cache: options.name })
+  const misses = cacheMisses.labels({ cache: options.name })
   const entries = new Map<string, Entry<V>>()
   const loading = new Map<string, { generation: number; value: Promise<V> }>()
   // Bumped by every invalidation: a load that started before one must not store what it read.
@@ -93,7 +98,11 @@ export function createInvalidatedCache<V>(options: InvalidatedCacheOptions<V>): 
 
     get(key, load) {
       const cached = fresh(key)
-      if (cached) return Promise.resolve(cached.value)
+      if (cached) {
+        hits.inc()
+        return Promise.resolve(cached.value)
+      }
+      misses.inc()
       const started = generation
       const pending = loading.get(key)
       if (pending && pending.generation === started) return pending.value

@@ -21,6 +21,7 @@ import { type AccessRules, accessHook, allowedMethods, type RouteEntry } from '.
 import { type CorsSettings, corsPolicy, registerCors } from './cors.ts'
 import { addEdgeKeywords, withEdgeRules } from './edge-values.ts'
 import { clientErrorAnswer, fieldLocator, type PublicError, toPublicError } from './errors.ts'
+import { type AppMetrics, installMetricHooks, metricsRoute } from './metrics.ts'
 import { LazyRequestLogger } from './request-logger.ts'
 import { described, HealthAnswer, NotReadyAnswer, ReadyAnswer, RootAnswer } from './schemas.ts'
 
@@ -53,6 +54,8 @@ export interface BaseAppOptions {
   securitySchemes: Record<string, SecurityScheme>
   /** What decides which browser origins may call the service (CORS). */
   cors: CorsSettings
+  /** Whether the service is timed and serves `/metrics`, and the pool it reports. */
+  metrics: AppMetrics
   tags: { name: string; description: string }[]
 }
 
@@ -240,6 +243,7 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
     reply.header('x-request-id', req.id)
     done()
   })
+  installMetricHooks(app, options.service, options.metrics)
   // Closing waits for every open connection, and one kept alive after answering a request in flight
   // would hold it for the keep-alive timeout (72 s): while closing, a connection goes once it is idle.
   app.addHook('preClose', (done) => {
@@ -363,6 +367,7 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
     },
     async () => ({ status: 'ok' }),
   )
+  metricsRoute(app, options.metrics)
   app.get(
     '/readyz',
     {

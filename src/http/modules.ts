@@ -7,6 +7,7 @@ import type { JobDefinition, Jobs } from '../jobs/index.ts'
 import type { Clock } from '../lib/clock.ts'
 import type { RateLimiter } from '../lib/rate-limiter.ts'
 import type { App, BaseAppOptions } from './app.ts'
+import { metricsExposure } from './metrics.ts'
 import { serviceReadiness } from './readiness.ts'
 
 /** What a service is built from; the caller starts its jobs and listens. */
@@ -22,7 +23,11 @@ export interface ServiceDeps {
 /** The base-app options every service takes from its deps the same way. */
 export function baseOptionsOf(
   deps: ServiceDeps,
-): Pick<BaseAppOptions, 'log' | 'bodyLimitBytes' | 'timeouts' | 'trustProxy' | 'readiness' | 'cors'> {
+): Pick<
+  BaseAppOptions,
+  'log' | 'bodyLimitBytes' | 'timeouts' | 'trustProxy' | 'readiness' | 'cors' | 'metrics'
+> {
+  const { source } = deps.database
   return {
     log: deps.log,
     bodyLimitBytes: deps.config.bodyLimitBytes,
@@ -32,6 +37,10 @@ export function baseOptionsOf(
     readiness: serviceReadiness(deps.database, deps.rateLimiter, deps.jobs, {
       redis: deps.config.redisUrl !== undefined,
     }),
+    metrics: {
+      exposure: metricsExposure(deps.config),
+      ...(source.kind === 'postgres' ? { pool: source.pool } : {}),
+    },
   }
 }
 

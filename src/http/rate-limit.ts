@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { HttpError } from '../lib/errors.ts'
+import { rateLimitDenials } from '../lib/metrics.ts'
 import type { RateLimiter, RateLimitRule } from '../lib/rate-limiter.ts'
 import { HOUR_MS, MINUTE_MS } from '../lib/time.ts'
 
@@ -27,8 +28,8 @@ export function describeRule({ limit, windowMs }: RateLimitRule, per = 'client I
 export interface RateLimitDeps {
   limiter: Pick<RateLimiter, 'check'>
   bypassLocalhost: boolean
-  /** Keeps one service's windows apart from another's on a shared limiter (`platform`, `directory`). */
-  scope: string
+  /** Keeps one service's windows apart from another's on a shared limiter; the metrics' `service` too. */
+  scope: 'platform' | 'directory'
 }
 
 export type RateLimitHook = (req: FastifyRequest, reply: FastifyReply) => Promise<void>
@@ -47,6 +48,7 @@ export type RateLimit = (route: string, rule: RateLimitRule, key?: RateLimitKey)
  */
 export function createRateLimit({ limiter, bypassLocalhost, scope }: RateLimitDeps): RateLimit {
   return function rateLimit(route, rule, key) {
+    const denials = rateLimitDenials.labels({ service: scope, route })
     return async (req, reply) => {
       if (bypassLocalhost && LOCALHOST.has(req.ip)) return
       const who = key ? `${key.name}:${key.of(req)}` : `ip:${req.ip}`
@@ -55,6 +57,7 @@ export function createRateLimit({ limiter, bypassLocalhost, scope }: RateLimitDe
       reply.header('X-RateLimit-Remaining', String(result.remaining))
       reply.header('X-RateLimit-Reset', String(Math.ceil(result.resetTime / 1000)))
       if (!result.success) {
+        denials.inc()
         reply.header('Retry-After', String(result.retryAfter))
         throw new HttpError(
           429,

@@ -3,6 +3,7 @@ import pg from 'pg'
 import { type Db as BossDb, fromDrizzle, fromPglite, type Job, PgBoss } from 'pg-boss'
 import type { Logger } from 'pino'
 import type { DbOrTx, ServiceDatabase } from '../db/index.ts'
+import { jobsTotal, watchQueues } from '../lib/metrics.ts'
 
 export interface JobDefinition<T extends object = object> {
   /** Queue name, unique within the service. */
@@ -121,6 +122,7 @@ export function createJobs({ database, log, pollingIntervalSeconds = 2 }: JobsDe
     return { executeSql: (text, values) => pool.query(text, values) }
   }
   let started = false
+  let unwatchQueues = () => {}
   /** Between the end of start() and stop(): what /readyz reports. */
   let running = false
 
@@ -159,6 +161,7 @@ export function createJobs({ database, log, pollingIntervalSeconds = 2 }: JobsDe
               ),
               log,
               fetchDb: fetchDb(),
+              outcomes: outcomesOf(database.service, definition.name),
             }),
           )
         } else {
@@ -171,11 +174,14 @@ export function createJobs({ database, log, pollingIntervalSeconds = 2 }: JobsDe
             batchSize: 1,
             localConcurrency: concurrency,
           }
+          const outcomes = outcomesOf(database.service, definition.name)
           await boss.work<object>(definition.name, options, async (jobs) => {
             for (const job of jobs) {
               try {
                 await definition.handler(job.data, job)
+                outcomes.completed.inc()
               } catch (error) {
+                outcomes.failed.inc()
                 log.error({ err: error, job: definition.name, jobId: job.id }, 'job failed')
                 throw error
               }
@@ -184,11 +190,19 @@ export function createJobs({ database, log, pollingIntervalSeconds = 2 }: JobsDe
         }
         if (definition.cron) await boss.schedule(definition.name, definition.cron, {}, { tz: 'UTC' })
       }
+      // pg-boss's own figures, which its supervisor counts every minute: a scrape reads one small table.
+      const names = [...definitions.keys()]
+      if (names.length > 0) {
+        unwatchQueues = watchQueues(database.service, async () =>
+          (await boss.getQueues(names)).map((queue) => ({ queue: queue.name, queued: queue.queuedCount })),
+        )
+      }
       started = true
       running = true
     },
     async stop(timeoutMs) {
       running = false
+      unwatchQueues()
       const deadline = Date.now() + timeoutMs
       await Promise.all(batchWorkers.splice(0).map((worker) => worker.stop(timeoutMs)))
       await fetchPool?.end()
@@ -202,6 +216,14 @@ export function createJobs({ database, log, pollingIntervalSeconds = 2 }: JobsDe
         ...(options.singletonKey ? { singletonKey: options.singletonKey } : {}),
       })
     },
+  }
+}
+
+/** The counters of a queue's completed and failed attempts. */
+function outcomesOf(service: ServiceDatabase['service'], queue: string) {
+  return {
+    completed: jobsTotal.labels({ service, queue, outcome: 'completed' }),
+    failed: jobsTotal.labels({ service, queue, outcome: 'failed' }),
   }
 }
 
@@ -229,9 +251,10 @@ function startBatchWorker(
     log: Logger
     /** Where to fetch (pg-boss's own connections when undefined). */
     fetchDb: BossDb | undefined
+    outcomes: ReturnType<typeof outcomesOf>
   },
 ): BatchWorker {
-  const { concurrency, batchSize, log } = options
+  const { concurrency, batchSize, log, outcomes } = options
   const name = definition.name
   const running = new Map<string, Job<object>>()
   /** Completions and failures being written. */
@@ -273,10 +296,12 @@ function startBatchWorker(
       .then(() => definition.handler(job.data, job))
       .then(
         () => {
+          outcomes.completed.inc()
           if (toComplete.length === 0) setImmediate(completeWaiting)
           toComplete.push(job)
         },
         (error: unknown) => {
+          outcomes.failed.inc()
           log.error({ err: error, job: name, jobId: job.id }, 'job failed')
           settle(() => boss.fail(name, job, error as object))
         },

@@ -5,6 +5,7 @@ import { createInvalidatedCache, type InvalidatedCacheOptions } from '../../src/
 import { createNotifications, type Notifications, notify } from '../../src/db/notifications.ts'
 import { createManualClock } from '../../src/lib/clock.ts'
 import { createLogger } from '../../src/lib/logger.ts'
+import { cacheHits, cacheMisses } from '../../src/lib/metrics.ts'
 import { createTestDatabases, NEEDS_POSTGRES, type TestDatabases } from '../helpers/database.ts'
 
 let databases: TestDatabases
@@ -96,7 +97,7 @@ function deferred<V>() {
 }
 
 function cacheOf<V>(channel: string, options: Partial<InvalidatedCacheOptions<V>> = {}) {
-  return createInvalidatedCache<V>({ channel, clock: createManualClock(0), ...options })
+  return createInvalidatedCache<V>({ name: 'test', channel, clock: createManualClock(0), ...options })
 }
 
 describe('invalidated cache', () => {
@@ -121,6 +122,22 @@ describe('invalidated cache', () => {
       assert.equal(await cache.get('k', source.load), 'v1')
       assert.equal(source.calls, 1)
       assert.equal(cache.peek('k'), 'v1')
+    })
+  })
+
+  it('counts its hits and misses under its name (curio_cache_hits_total, curio_cache_misses_total)', async () => {
+    await withNotifications(async (notifications) => {
+      const name = `counted-${channels}`
+      const read = async (counter: typeof cacheHits) =>
+        (await counter.get()).values.find(({ labels }) => labels.cache === name)?.value ?? 0
+      const cache = cacheOf<string>(freshChannel(), { name })
+      await cache.listen(notifications)
+      const source = counter('v1')
+      await cache.get('k', source.load)
+      await cache.get('k', source.load)
+      await cache.get('other', source.load)
+      assert.equal(await read(cacheMisses), 2)
+      assert.equal(await read(cacheHits), 1)
     })
   })
 

@@ -5,6 +5,7 @@ import { setTimeout as delay } from 'node:timers/promises'
 import { sql } from 'drizzle-orm'
 import { createJobs, type JobDefinition, type Jobs, sendMany } from '../../src/jobs/index.ts'
 import { createLogger } from '../../src/lib/logger.ts'
+import { jobsTotal } from '../../src/lib/metrics.ts'
 import { createTestDatabases, NEEDS_POSTGRES, type TestDatabases } from '../helpers/database.ts'
 
 const WAIT_MS = 10_000
@@ -389,4 +390,39 @@ describe('job queue: batch workers (batchSize)', () => {
     assert.equal(rows.length, 1, 'one fetch connection')
     assert.match(rows[0]!.query, /skip locked/i, 'its last statement is the fetch')
   })
+})
+
+describe('job queue: metrics', () => {
+  /** curio_jobs_total of the platform's queue `name` for `outcome`. */
+  const counted = async (name: string, outcome: 'completed' | 'failed') =>
+    (await jobsTotal.get()).values.find(
+      ({ labels }) => labels.service === 'platform' && labels.queue === name && labels.outcome === outcome,
+    )?.value ?? 0
+
+  for (const [kind, batchSize] of [
+    ['pg-boss workers', undefined],
+    ['batch workers', 2],
+  ] as const) {
+    it(`counts each attempt as completed or failed in curio_jobs_total (${kind})`, async (t) => {
+      const name = queueName('counted')
+      let attempts = 0
+      const jobs = await startWith(t, {
+        name,
+        ...(batchSize ? { batchSize } : {}),
+        retryLimit: 1,
+        retryDelaySeconds: 0,
+        retryBackoff: false,
+        handler: async () => {
+          attempts++
+          if (attempts === 1) throw new Error('the first attempt fails')
+        },
+      })
+      await jobs.send(name, {})
+      await eventually(
+        async () => [await counted(name, 'failed'), await counted(name, 'completed')],
+        ([failed, completed]) => failed === 1 && completed === 1,
+        'one failed and one completed attempt counted',
+      )
+    })
+  }
 })

@@ -9,6 +9,7 @@ import type { Category } from './schemas.ts'
  */
 export function createCategoryCache(clock: Pick<Clock, 'nowMs'>): InvalidatedCache<Category[]> {
   return createInvalidatedCache<Category[]>({
+    name: 'categories',
     channel: CONTENT_CHANGED_CHANNEL,
     invalidates: (payload) => (payload === CATEGORIES_CONTENT ? 'all' : 'none'),
     clock,

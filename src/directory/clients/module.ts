@@ -26,8 +26,13 @@ export interface ClientsModuleDeps {
  */
 export function clientsModule({ db, clock, log, accounts, crm = noCrmSync }: ClientsModuleDeps) {
   const profiles = createProfileService({ db, clock, accounts })
-  const counts = createInvalidatedCache<number>({ channel: CLIENT_PROFILES_CHANGED_CHANNEL, clock })
+  const counts = createInvalidatedCache<number>({
+    name: 'client-counts',
+    channel: CLIENT_PROFILES_CHANGED_CHANNEL,
+    clock,
+  })
   const stats = createInvalidatedCache<ClientStats>({
+    name: 'client-stats',
     channel: CLIENT_PROFILES_CHANGED_CHANNEL,
     ttlMs: CLIENT_STATS_REUSE_MS,
     clock,

@@ -144,6 +144,7 @@ async function readEntries(executor: DbOrTx, collectionId: string): Promise<Coll
  */
 export function createCollectionsCache(clock: Pick<Clock, 'nowMs'>): InvalidatedCache<number> {
   return createInvalidatedCache<number>({
+    name: 'collection-counts',
     channel: CONTENT_CHANGED_CHANNEL,
     invalidates: (payload) => (payload === COLLECTIONS_CONTENT ? 'all' : 'none'),
     clock,

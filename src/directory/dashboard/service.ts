@@ -30,6 +30,7 @@ export function createDashboardCache(clock: Pick<Clock, 'nowMs'>): InvalidatedCa
     [NOTICES_CONTENT]: UNREAD,
   }
   return createInvalidatedCache<Figures>({
+    name: 'dashboard',
     channel: CONTENT_CHANGED_CHANNEL,
     invalidates: (payload) => (keys[payload] ? { key: keys[payload] } : 'none'),
     clock,

@@ -48,6 +48,7 @@ const notFeatured = () => notFound('No featured item has this id', 'FEATURED_ITE
  */
 export function createFeaturedCache(clock: Pick<Clock, 'nowMs'>): InvalidatedCache<FeaturedItem[]> {
   return createInvalidatedCache<FeaturedItem[]>({
+    name: 'featured-items',
     channel: CONTENT_CHANGED_CHANNEL,
     invalidates: (payload) => (payload === FEATURED_CONTENT ? 'all' : 'none'),
     clock,

@@ -14,6 +14,7 @@ import { createGoogleGeocoder } from '../../integrations/google-maps/geocoder.ts
 import { createMapboxGeocoder } from '../../integrations/mapbox/geocoder.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { HttpError, notFound } from '../../lib/errors.ts'
+import { cacheHits, cacheMisses } from '../../lib/metrics.ts'
 import { geocodingProviders } from '../site/service.ts'
 
 /** SPEC.md's Limits: the geocoding cache holds 1,000 answers for 15 minutes. */
@@ -158,9 +159,11 @@ export function createGeocodingService({ config, clock, siteLocationEnabled }: G
     const cached = cache.get(key)
     if (cached) {
       figures.hits++
+      cacheHits.inc({ cache: 'geocoding' })
       return cached
     }
     figures.misses++
+    cacheMisses.inc({ cache: 'geocoding' })
     const answer = await cache.fetch(key, { context: { request } })
     if (!answer) throw new Error('geocoding cache fetch answered nothing')
     return answer

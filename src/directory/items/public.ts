@@ -27,6 +27,7 @@ export type PublicRead = PageOf<PublicItem> | PublicItem | null
  */
 export function createPublicItemCache(clock: Pick<Clock, 'nowMs'>): InvalidatedCache<PublicRead> {
   return createInvalidatedCache<PublicRead>({
+    name: 'public-items',
     channel: CONTENT_CHANGED_CHANNEL,
     invalidates: (payload) => (SHOWN.has(payload) ? 'all' : 'none'),
     // An unknown slug is not kept: misses cannot crowd out what visitors read.

@@ -59,6 +59,7 @@ export interface ItemServiceDeps {
  */
 export function createItemCountCache(clock: Pick<Clock, 'nowMs'>): InvalidatedCache<number> {
   return createInvalidatedCache<number>({
+    name: 'item-counts',
     channel: CONTENT_CHANGED_CHANNEL,
     invalidates: (payload) => (payload === ITEMS_CONTENT ? 'all' : 'none'),
     clock,

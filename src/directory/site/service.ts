@@ -28,6 +28,7 @@ interface Stored {
  */
 export function createSiteCache(clock: Pick<Clock, 'nowMs'>): InvalidatedCache<Stored> {
   return createInvalidatedCache<Stored>({
+    name: 'site',
     channel: CONTENT_CHANGED_CHANNEL,
     invalidates: (payload) =>
       payload === SETTINGS_CONTENT || payload === NAVIGATION_CONTENT ? { key: payload } : 'none',

@@ -52,6 +52,7 @@ const later = (a: Date | null, b: Date | undefined) => (b && (!a || b > a) ? b :
 export function createApiKeyService({ db, clock, usage }: ApiKeyServiceDeps) {
   /** Keys proven valid, by hash; a removed key is dropped on every instance by its notification. */
   const verified = createInvalidatedCache<VerifiedKey | null>({
+    name: 'api-keys',
     channel: API_KEY_REMOVED_CHANNEL,
     invalidates: (keyHash) => ({ key: keyHash }),
     ttlMs: CACHE_TTL_MS,

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto'
 import type { Envelope } from '../../lib/crypto.ts'
+import { webhookDeliveryOutcomes } from '../../lib/metrics.ts'
 import { type AddressPolicy, safeRequest } from '../../lib/safe-http.ts'
 import type { DeliveryOutcome, webhookDeliveries, webhookSubscriptions } from './tables.ts'
 
@@ -38,7 +39,7 @@ const cut = (text: string) => text.slice(0, LAST_ERROR_MAX_LENGTH)
  * as SPEC.md's retry table says. Never throws for anything the receiver or the network does.
  */
 export function createSender({ envelope, policy, requireHttps, timeoutMs }: SenderDeps) {
-  return async function send(
+  async function attempt(
     subscription: Pick<typeof webhookSubscriptions.$inferSelect, 'id' | 'url' | 'signingSecret'>,
     delivery: Pick<typeof webhookDeliveries.$inferSelect, 'id' | 'event' | 'body'>,
   ): Promise<AttemptResult> {
@@ -98,6 +99,15 @@ export function createSender({ envelope, policy, requireHttps, timeoutMs }: Send
         }
       }
     }
+  }
+
+  return async function send(
+    subscription: Pick<typeof webhookSubscriptions.$inferSelect, 'id' | 'url' | 'signingSecret'>,
+    delivery: Pick<typeof webhookDeliveries.$inferSelect, 'id' | 'event' | 'body'>,
+  ): Promise<AttemptResult> {
+    const result = await attempt(subscription, delivery)
+    webhookDeliveryOutcomes.inc({ outcome: result.outcome })
+    return result
   }
 }
 

@@ -1,0 +1,131 @@
+import cluster, { type Worker } from 'node:cluster'
+import type { Logger } from 'pino'
+import { type Config, ConfigError } from './config.ts'
+import type { ServiceName } from './db/index.ts'
+
+/**
+ * `WORKERS` > 1: the primary process prepares the databases once (migrations, the first admin), then runs
+ * that many workers, each a whole Curio (both services, their jobs), sharing the ports through
+ * `node:cluster`, which hands connections out round robin. A worker that dies is replaced; SIGTERM or
+ * SIGINT stops them all, each finishing its requests and job attempts as a single process does.
+ */
+
+/** What a worker tells the primary once it listens. */
+export interface WorkerReady {
+  type: 'curio:ready'
+  services: { service: ServiceName; url: string }[]
+}
+
+const isReady = (message: unknown): message is WorkerReady =>
+  typeof message === 'object' && message !== null && (message as { type?: unknown }).type === 'curio:ready'
+
+/** Replacing a worker that keeps dying waits longer each time, up to this. */
+const MAX_RESTART_DELAY_MS = 30_000
+/** A worker that lived this long is healthy again: the next replacement starts without delay. */
+const HEALTHY_AFTER_MS = 10_000
+
+/** More than one worker needs every chosen service on a Postgres server: PGlite lives in one process. */
+export function checkClusterable(config: Config, services: readonly ServiceName[]) {
+  const embedded = services.filter((service) =>
+    service === 'platform'
+      ? !(config.platformDatabaseUrl ?? config.databaseUrl)
+      : !(config.directoryDatabaseUrl ?? config.databaseUrl),
+  )
+  if (config.workers > 1 && embedded.length > 0) {
+    throw new ConfigError(
+      'WORKERS',
+      `is ${config.workers}, but the embedded database lives in one process: set DATABASE_URL to a Postgres server to run several workers (or WORKERS=1)`,
+    )
+  }
+}
+
+export interface PrimaryOptions {
+  config: Config
+  log: Logger
+  /** Migrates and makes sure of the first admin, once, before any worker starts. */
+  prepare(): Promise<{ createdAdmin: { email: string; password: string } | null }>
+  /** Prints what is running, once every first worker listens. */
+  announce(services: WorkerReady['services'], createdAdmin: { email: string; password: string } | null): void
+}
+
+/** Runs the primary: prepares, forks `config.workers` workers, replaces the dead, stops all on a signal. */
+export async function runPrimary({ config, log, prepare, announce }: PrimaryOptions): Promise<void> {
+  let stopping = false
+  let failed = false
+  const shutdown = (signal: string) => {
+    if (stopping) return
+    stopping = true
+    log.info({ signal, workers: Object.keys(cluster.workers ?? {}).length }, 'stopping the workers')
+    const workers = Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => !!worker)
+    if (workers.length === 0) process.exit(0)
+    for (const worker of workers) worker.process.kill('SIGTERM')
+    // A worker still running after its own grace period (and a little more) is stopped for good.
+    setTimeout(() => {
+      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL')
+      process.exit(0)
+    }, config.shutdownTimeoutMs + 5000).unref()
+  }
+  process.on('SIGTERM', () => shutdown('SIGTERM'))
+  process.on('SIGINT', () => shutdown('SIGINT'))
+
+  const { createdAdmin } = await prepare()
+  if (stopping) process.exit(0)
+
+  let announced = false
+  let firstReady: WorkerReady['services'] | undefined
+  let readyCount = 0
+  let restartDelayMs = 0
+  const startedAt = new Map<number, number>()
+
+  const fork = () => {
+    const worker = cluster.fork()
+    startedAt.set(worker.id, Date.now())
+    worker.on('message', (message: unknown) => {
+      if (!isReady(message)) return
+      firstReady ??= message.services
+      if (!announced && ++readyCount === config.workers) {
+        announced = true
+        announce(firstReady, createdAdmin)
+      }
+    })
+  }
+
+  cluster.on('exit', (worker, code, signal) => {
+    const lived = Date.now() - (startedAt.get(worker.id) ?? Date.now())
+    startedAt.delete(worker.id)
+    if (stopping) {
+      if (Object.keys(cluster.workers ?? {}).length === 0) {
+        log.info('all workers stopped')
+        process.exit(failed ? 1 : 0)
+      }
+      return
+    }
+    if (!announced) {
+      // A worker that cannot start (a port in use, a database that refuses) will not do better the
+      // next time: stop the others and fail as a single process would.
+      log.error({ worker: worker.process.pid, code, signal }, 'a worker failed to start; stopping')
+      stopping = true
+      failed = true
+      for (const other of Object.values(cluster.workers ?? {})) other?.process.kill('SIGTERM')
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(1)
+      return
+    }
+    restartDelayMs =
+      lived >= HEALTHY_AFTER_MS ? 0 : Math.min(MAX_RESTART_DELAY_MS, Math.max(500, restartDelayMs * 2))
+    log.warn(
+      { worker: worker.process.pid, code, signal, restartInMs: restartDelayMs },
+      'a worker died; replacing it',
+    )
+    setTimeout(() => {
+      if (!stopping) fork()
+    }, restartDelayMs)
+  })
+
+  for (let n = 0; n < config.workers; n++) fork()
+}
+
+/** In a worker: tells the primary that this worker listens, and where. */
+export function reportReady(services: WorkerReady['services']) {
+  const message: WorkerReady = { type: 'curio:ready', services }
+  process.send?.(message)
+}

@@ -1,0 +1,129 @@
+import { createServer, type Server } from 'node:http'
+import type { Config } from '../config.ts'
+import {
+  httpRequestDuration,
+  httpRequestsInFlight,
+  type PoolFigures,
+  type ServiceLabel,
+  servedRegistry,
+  watchPool,
+} from '../lib/metrics.ts'
+import type { App } from './app.ts'
+
+/**
+ * Where the process's metrics are served: on each service's port, on METRICS_PORT alone, or nowhere (then
+ * nothing is timed either).
+ */
+export type MetricsExposure = 'off' | 'service-port' | 'metrics-port'
+
+/**
+ * METRICS_ENABLED when set; otherwise on, except in production without METRICS_PORT: a production port
+ * is public, a metrics port is the operator's choice to scrape privately.
+ */
+export function metricsExposure(
+  config: Pick<Config, 'metricsEnabled' | 'metricsPort' | 'isProduction'>,
+): MetricsExposure {
+  const enabled = config.metricsEnabled ?? (config.metricsPort !== undefined || !config.isProduction)
+  if (!enabled) return 'off'
+  return config.metricsPort === undefined ? 'service-port' : 'metrics-port'
+}
+
+export interface AppMetrics {
+  exposure: MetricsExposure
+  /** The service's Postgres pool, reported while the app runs (none on the embedded database). */
+  pool?: PoolFigures
+}
+
+/** What an unknown path is timed as: one series for every path no route matches, whatever was asked. */
+const UNMATCHED = 'unmatched'
+
+/**
+ * Times every answer (by route pattern, never the raw URL), counts requests in flight, and reports the
+ * service's pool while the app runs. Call before the routes and the not-found handler.
+ */
+export function installMetricHooks(app: App, service: ServiceLabel, { exposure, pool }: AppMetrics) {
+  if (exposure === 'off') return
+  const inFlight = httpRequestsInFlight.labels({ service })
+  app.addHook('onRequest', (_req, reply, done) => {
+    inFlight.inc()
+    // 'close' comes for an answered request and an abandoned one alike.
+    reply.raw.once('close', () => inFlight.dec())
+    done()
+  })
+  app.addHook('onResponse', (req, reply, done) => {
+    httpRequestDuration.observe(
+      {
+        service,
+        method: req.method,
+        route: req.routeOptions.url ?? UNMATCHED,
+        status_code: reply.statusCode,
+      },
+      reply.elapsedTime / 1000,
+    )
+    done()
+  })
+  if (pool) {
+    let unwatch = () => {}
+    app.addHook('onReady', async () => {
+      unwatch = watchPool(service, pool)
+    })
+    app.addHook('onClose', async () => unwatch())
+  }
+}
+
+/** `GET /metrics` on the service's port, when that is where metrics are served; a 404 otherwise. */
+export function metricsRoute(app: App, { exposure }: Pick<AppMetrics, 'exposure'>) {
+  if (exposure !== 'service-port') return
+  const registry = servedRegistry()
+  app.get(
+    '/metrics',
+    // Not part of the API: Prometheus' text format, described in the README.
+    { config: { access: 'public' }, schema: { hide: true } },
+    async (_req, reply) => reply.type(registry.contentType).send(await registry.metrics()),
+  )
+}
+
+export interface MetricsServer {
+  server: Server
+  close(): Promise<void>
+}
+
+/**
+ * METRICS_PORT's listener: `GET /metrics` with every metric of the process (each service's labelled by
+ * `service`), 404 for anything else. Plain node:http: it shares nothing with the services' apps.
+ */
+export async function startMetricsServer(host: string, port: number): Promise<MetricsServer> {
+  const registry = servedRegistry()
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?', 1)[0]
+    if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not found: try GET /metrics\n')
+      return
+    }
+    registry.metrics().then(
+      (body) => {
+        res.writeHead(200, { 'content-type': registry.contentType, 'cache-control': 'no-store' })
+        res.end(req.method === 'HEAD' ? undefined : body)
+      },
+      () => {
+        res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('Metrics failed\n')
+      },
+    )
+  })
+  server.keepAliveTimeout = 5000
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen({ host, port }, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  return {
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        server.closeIdleConnections()
+      }),
+  }
+}
