@@ -2,6 +2,8 @@ import cluster, { type Worker } from 'node:cluster'
 import type { Logger } from 'pino'
 import { type Config, ConfigError } from './config.ts'
 import type { ServiceName } from './db/index.ts'
+import { clusterMetricsSource, metricsExposure, startMetricsServer } from './http/metrics.ts'
+import { displayUrl } from './runtime.ts'
 
 /**
  * `WORKERS` > 1: the primary process prepares the databases once (migrations, the first admin), then runs
@@ -45,7 +47,11 @@ export interface PrimaryOptions {
   /** Migrates and makes sure of the first admin, once, before any worker starts. */
   prepare(): Promise<{ createdAdmin: { email: string; password: string } | null }>
   /** Prints what is running, once every first worker listens. */
-  announce(services: WorkerReady['services'], createdAdmin: { email: string; password: string } | null): void
+  announce(
+    services: WorkerReady['services'],
+    createdAdmin: { email: string; password: string } | null,
+    metricsUrl: string | undefined,
+  ): void
 }
 
 /** Runs the primary: prepares, forks `config.workers` workers, replaces the dead, stops all on a signal. */
@@ -70,6 +76,13 @@ export async function runPrimary({ config, log, prepare, announce }: PrimaryOpti
 
   const { createdAdmin } = await prepare()
   if (stopping) process.exit(0)
+  // METRICS_PORT is the primary's: it answers with every worker's metrics summed.
+  let metricsUrl: string | undefined
+  if (config.metricsPort !== undefined && metricsExposure(config) === 'metrics-port') {
+    const server = await startMetricsServer(config.host, config.metricsPort, clusterMetricsSource())
+    const address = server.server.address()
+    metricsUrl = `${displayUrl(config.host, typeof address === 'object' && address ? address.port : config.metricsPort)}/metrics`
+  }
 
   let announced = false
   let firstReady: WorkerReady['services'] | undefined
@@ -85,7 +98,7 @@ export async function runPrimary({ config, log, prepare, announce }: PrimaryOpti
       firstReady ??= message.services
       if (!announced && ++readyCount === config.workers) {
         announced = true
-        announce(firstReady, createdAdmin)
+        announce(firstReady, createdAdmin, metricsUrl)
       }
     })
   }

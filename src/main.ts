@@ -65,13 +65,16 @@ function servicesFrom(arg: string | undefined): ServiceName[] {
 }
 
 function printBanner(
-  runtime: Pick<Runtime, 'embedded' | 'createdAdmin'> & { services: { service: string; url: string }[] },
+  runtime: Pick<Runtime, 'embedded' | 'createdAdmin' | 'metricsUrl'> & {
+    services: { service: string; url: string }[]
+  },
   workers = 1,
 ) {
   const lines = ['', workers > 1 ? `Curio is running (${workers} workers)` : 'Curio is running']
   for (const { service, url } of runtime.services) {
     lines.push(`  ${service.padEnd(10)} ${url}    API reference: ${url}/docs`)
   }
+  if (runtime.metricsUrl) lines.push(`  metrics    ${runtime.metricsUrl}`)
   if (runtime.embedded) {
     lines.push(
       `  data       ${runtime.embedded === 'memory' ? 'in memory, gone at exit' : runtime.embedded} (embedded Postgres)`,
@@ -129,8 +132,8 @@ async function start(args: string[]) {
             await databases.close()
           }
         },
-        announce: (running, createdAdmin) =>
-          printBanner({ services: running, embedded: undefined, createdAdmin }, config.workers),
+        announce: (running, createdAdmin, metricsUrl) =>
+          printBanner({ services: running, embedded: undefined, createdAdmin, metricsUrl }, config.workers),
       })
     }
   }

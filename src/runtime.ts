@@ -1,3 +1,4 @@
+import cluster from 'node:cluster'
 import type { Logger } from 'pino'
 import type { Config } from './config.ts'
 import { type Databases, openDatabases, type ServiceName } from './db/index.ts'
@@ -5,7 +6,12 @@ import { migrateService } from './db/migrate.ts'
 import { ensureAdmin, ensureLocalAdmin } from './directory/admin/bootstrap.ts'
 import { buildDirectoryApp } from './directory/app.ts'
 import type { App } from './http/app.ts'
-import { type MetricsServer, metricsExposure, startMetricsServer } from './http/metrics.ts'
+import {
+  answerPrimaryForMetrics,
+  type MetricsServer,
+  metricsExposure,
+  startMetricsServer,
+} from './http/metrics.ts'
 import { createJobs, type Jobs } from './jobs/index.ts'
 import { type Clock, systemClock } from './lib/clock.ts'
 import {
@@ -172,7 +178,10 @@ export async function startServices(
       running.push({ service, app, url: displayUrl(config.host, bound) })
     }
     let metricsUrl: string | undefined
-    if (config.metricsPort !== undefined && metricsExposure(config) === 'metrics-port') {
+    // One of several workers: the primary serves METRICS_PORT with every worker's metrics summed.
+    const worker = config.workers > 1 && cluster.isWorker
+    if (worker && metricsExposure(config) === 'metrics-port') answerPrimaryForMetrics()
+    if (config.metricsPort !== undefined && metricsExposure(config) === 'metrics-port' && !worker) {
       const port = config.metricsPort
       metricsServer = await startMetricsServer(config.host, port).catch((error: unknown) => {
         throw listenError(error, 'METRICS_PORT', config.host, port)

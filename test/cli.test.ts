@@ -448,7 +448,8 @@ describe('start --workers', () => {
     it('runs N workers on the shared ports, replaces one that dies, and stops them all on SIGTERM', async () => {
       const { env, cleanup } = await storage()
       cleanups.push(cleanup)
-      const started = await start(env, ['--workers', '2'])
+      const metricsPort = await freePort()
+      const started = await start({ ...env, METRICS_PORT: String(metricsPort) }, ['--workers', '2'])
       const pid = started.child.pid as number
       try {
         assert.match(started.output(), /Curio is running \(2 workers\)/)
@@ -460,6 +461,22 @@ describe('start --workers', () => {
           assert.equal((await fetch(`${started.urls.platform}/healthz`)).status, 200)
           assert.equal((await fetch(`${started.urls.directory}/api/current-user`)).status, 200)
         }
+        // METRICS_PORT is the primary's: one scrape sums both workers' figures.
+        assert.match(started.output(), new RegExp(`metrics\\s+http://localhost:${metricsPort}/metrics`))
+        const scrape = await fetch(`http://127.0.0.1:${metricsPort}/metrics`)
+        assert.equal(scrape.status, 200)
+        const healthz = (await scrape.text())
+          .split('\n')
+          .find(
+            (line) =>
+              line.startsWith('curio_http_request_duration_seconds_count{') &&
+              line.includes('route="/healthz"'),
+          )
+        assert.equal(
+          Number(healthz?.split(' ').at(-1)),
+          6,
+          `${healthz}: the six /healthz requests, whichever worker took them`,
+        )
         const password = started.output().match(/password {2}(\S+)/)?.[1]
         const signin = await fetch(`${started.urls.directory}/api/auth/signin`, {
           method: 'POST',

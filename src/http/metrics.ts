@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http'
+import { AggregatorRegistry, type Registry } from 'prom-client'
 import type { Config } from '../config.ts'
 import {
   httpRequestDuration,
@@ -83,6 +84,33 @@ export function metricsRoute(app: App, { exposure }: Pick<AppMetrics, 'exposure'
   )
 }
 
+/** Where a metrics listener reads its answer. */
+export interface MetricsSource {
+  contentType: string
+  metrics(): Promise<string>
+}
+
+const registrySource = (registry: Registry): MetricsSource => ({
+  contentType: registry.contentType,
+  metrics: () => registry.metrics(),
+})
+
+/**
+ * For `WORKERS` > 1. A worker answers the primary's requests for its metrics (prom-client's cluster
+ * protocol, over the IPC channel); the primary sums every worker's into one answer, so a scrape of
+ * METRICS_PORT sees the whole host, not whichever worker took the connection.
+ */
+export function answerPrimaryForMetrics() {
+  AggregatorRegistry.setRegistries([servedRegistry()])
+  // Making one is what installs the worker's answer to the primary's requests (prom-client's design).
+  new AggregatorRegistry()
+}
+
+export function clusterMetricsSource(): MetricsSource {
+  const aggregator = new AggregatorRegistry()
+  return { contentType: aggregator.contentType, metrics: () => aggregator.clusterMetrics() }
+}
+
 export interface MetricsServer {
   server: Server
   close(): Promise<void>
@@ -92,17 +120,21 @@ export interface MetricsServer {
  * METRICS_PORT's listener: `GET /metrics` with every metric of the process (each service's labelled by
  * `service`), 404 for anything else. Plain node:http: it shares nothing with the services' apps.
  */
-export async function startMetricsServer(host: string, port: number): Promise<MetricsServer> {
-  const registry = servedRegistry()
+export async function startMetricsServer(
+  host: string,
+  port: number,
+  /** What a scrape answers: this process's registry, or (in a cluster's primary) every worker's summed. */
+  source: MetricsSource = registrySource(servedRegistry()),
+): Promise<MetricsServer> {
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?', 1)[0]
     if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not found: try GET /metrics\n')
       return
     }
-    registry.metrics().then(
+    source.metrics().then(
       (body) => {
-        res.writeHead(200, { 'content-type': registry.contentType, 'cache-control': 'no-store' })
+        res.writeHead(200, { 'content-type': source.contentType, 'cache-control': 'no-store' })
         res.end(req.method === 'HEAD' ? undefined : body)
       },
       () => {
