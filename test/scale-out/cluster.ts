@@ -1,0 +1,214 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import pg from 'pg'
+
+/**
+ * The scale-out check's machinery: N Curio instances (whole processes, `npm start`) on one Postgres
+ * database and one Redis, behind HAProxy as `deploy/haproxy.cfg` configures it (round robin, no
+ * stickiness, health checks on /readyz). Everything is local: 127.0.0.1 only.
+ */
+
+const root = fileURLToPath(new URL('../../', import.meta.url))
+const main = join(root, 'src/main.ts')
+
+export const POSTGRES_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
+
+export interface Instance {
+  name: string
+  platform: string
+  directory: string
+  child: ChildProcess
+  output(): string
+}
+
+export interface ScaleOut {
+  /** The balancer's addresses: what a client uses. */
+  platform: string
+  directory: string
+  instances: Instance[]
+  /** Starts instance `name` again after it was killed (same ports, so the balancer takes it back). */
+  restart(name: string): Promise<Instance>
+  /** SIGKILL: the process is gone at once, mid-request and mid-job. */
+  kill(name: string): Promise<void>
+  /** A raw query on the shared database. */
+  query<T extends pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<T[]>
+  close(): Promise<void>
+}
+
+/** Installs HAProxy from Debian's packages when it is missing (the machine's package manager, as root). */
+export function ensureHaproxy(): string {
+  try {
+    return execFileSync('sh', ['-c', 'command -v haproxy'], { encoding: 'utf8' }).trim()
+  } catch {
+    execFileSync('apt-get', ['install', '-y', '-q', 'haproxy'], { stdio: 'ignore', timeout: 300_000 })
+    return execFileSync('sh', ['-c', 'command -v haproxy'], { encoding: 'utf8' }).trim()
+  }
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs
+  while (!(await check().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
+const ready = (url: string) => async () => (await fetch(`${url}/readyz`)).status === 200
+
+/** `deploy/haproxy.cfg` with this run's addresses in its placeholders. */
+function haproxyConfig(
+  listen: { platform: number; directory: number },
+  instances: { platform: number; directory: number }[],
+) {
+  const servers = (kind: 'platform' | 'directory') =>
+    instances.map((ports, n) => `server curio${n + 1} 127.0.0.1:${ports[kind]} check`).join('\n    ')
+  return readFileSync(join(root, 'deploy/haproxy.cfg'), 'utf8')
+    .replaceAll('${CURIO_LB_HOST}', '127.0.0.1')
+    .replaceAll('${CURIO_LB_PLATFORM_PORT}', String(listen.platform))
+    .replaceAll('${CURIO_LB_DIRECTORY_PORT}', String(listen.directory))
+    .replaceAll('${CURIO_PLATFORM_SERVERS}', servers('platform'))
+    .replaceAll('${CURIO_DIRECTORY_SERVERS}', servers('directory'))
+    .replace(/^\s*log stdout.*$/m, '')
+}
+
+/**
+ * Starts the whole setup: a fresh database, a Redis database emptied for the run, `count` instances with
+ * `env` (settings of the check's own: short polls, fakes' URLs), and HAProxy in front.
+ */
+export async function startScaleOut(count: number, env: Record<string, string> = {}): Promise<ScaleOut> {
+  const haproxy = ensureHaproxy()
+  const dbName = `curio_scale_${randomBytes(5).toString('hex')}`
+  const admin = new pg.Client({ connectionString: POSTGRES_URL })
+  await admin.connect()
+  await admin.query(`create database "${dbName}"`)
+  await admin.end()
+  const databaseUrl = new URL(POSTGRES_URL)
+  databaseUrl.pathname = `/${dbName}`
+  const pool = new pg.Pool({ connectionString: databaseUrl.toString(), max: 3 })
+  const redisUrl = new URL(REDIS_URL)
+  redisUrl.pathname = '/9'
+  const { Redis } = await import('ioredis')
+  const redis = new Redis(redisUrl.toString())
+  await redis.flushdb()
+  redis.disconnect()
+
+  const ports = await Promise.all(
+    Array.from({ length: count }, async () => ({ platform: await freePort(), directory: await freePort() })),
+  )
+  const settings = (n: number) => ({
+    PATH: process.env.PATH ?? '',
+    NODE_ENV: 'development',
+    LOG_LEVEL: 'warn',
+    LOG_FORMAT: 'json',
+    HOST: '127.0.0.1',
+    PLATFORM_PORT: String(ports[n]?.platform),
+    DIRECTORY_PORT: String(ports[n]?.directory),
+    DATABASE_URL: databaseUrl.toString(),
+    DATABASE_POOL_SIZE: '5',
+    REDIS_URL: redisUrl.toString(),
+    // HAProxy is the only proxy: the client's address is the last X-Forwarded-For hop.
+    TRUST_PROXY: '1',
+    ADMIN_EMAIL: 'admin@scale-out.test',
+    ADMIN_PASSWORD: 'scale-out-admin-password',
+    APP_URL: 'http://localhost:3001',
+    ...env,
+  })
+
+  const instances: Instance[] = []
+  const start = async (n: number): Promise<Instance> => {
+    const child = spawn(process.execPath, [main, 'start'], {
+      cwd: mkdtempSync(join(tmpdir(), 'curio-scale-')),
+      env: settings(n),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let text = ''
+    child.stdout?.on('data', (chunk) => {
+      text += chunk
+    })
+    child.stderr?.on('data', (chunk) => {
+      text += chunk
+    })
+    const instance: Instance = {
+      name: `curio${n + 1}`,
+      platform: `http://127.0.0.1:${ports[n]?.platform}`,
+      directory: `http://127.0.0.1:${ports[n]?.directory}`,
+      child,
+      output: () => text,
+    }
+    await waitFor(async () => {
+      if (child.exitCode !== null) throw new Error(`${instance.name} exited: ${text}`)
+      return (await ready(instance.platform)()) && (await ready(instance.directory)())
+    }, `${instance.name} is ready`)
+    return instance
+  }
+  // One at a time at first: the first migrates while the others would wait on its lock anyway.
+  instances.push(await start(0))
+  instances.push(...(await Promise.all(Array.from({ length: count - 1 }, (_, n) => start(n + 1)))))
+
+  const listen = { platform: await freePort(), directory: await freePort() }
+  const dir = mkdtempSync(join(tmpdir(), 'curio-haproxy-'))
+  const cfg = join(dir, 'haproxy.cfg')
+  writeFileSync(cfg, haproxyConfig(listen, ports))
+  const balancer = spawn(haproxy, ['-f', cfg, '-db'], { stdio: ['ignore', 'pipe', 'pipe'] })
+  let balancerOutput = ''
+  balancer.stderr?.on('data', (chunk) => {
+    balancerOutput += chunk
+  })
+  const platform = `http://127.0.0.1:${listen.platform}`
+  const directory = `http://127.0.0.1:${listen.directory}`
+  await waitFor(async () => {
+    if (balancer.exitCode !== null) throw new Error(`haproxy exited: ${balancerOutput}`)
+    return (await ready(platform)()) && (await ready(directory)())
+  }, 'HAProxy answers')
+
+  const exited = (child: ChildProcess) =>
+    child.exitCode !== null || child.signalCode !== null
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => child.once('exit', () => resolve()))
+
+  return {
+    platform,
+    directory,
+    instances,
+    async restart(name) {
+      const n = instances.findIndex((instance) => instance.name === name)
+      const instance = await start(n)
+      instances[n] = instance
+      return instance
+    },
+    async kill(name) {
+      const instance = instances.find((candidate) => candidate.name === name)
+      if (!instance) throw new Error(`no instance ${name}`)
+      instance.child.kill('SIGKILL')
+      await exited(instance.child)
+    },
+    async query(sql, params) {
+      return (await pool.query(sql, params)).rows
+    },
+    async close() {
+      balancer.kill('SIGTERM')
+      for (const instance of instances) instance.child.kill('SIGTERM')
+      await Promise.all([exited(balancer), ...instances.map((instance) => exited(instance.child))])
+      await pool.end()
+      rmSync(dir, { recursive: true, force: true })
+      const dropper = new pg.Client({ connectionString: POSTGRES_URL })
+      await dropper.connect()
+      await dropper.query(`drop database if exists "${dbName}" with (force)`)
+      await dropper.end()
+    },
+  }
+}
