@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict'
 import { createHmac, randomBytes } from 'node:crypto'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { type ScaleOut, startScaleOut } from './cluster.ts'
 
@@ -15,10 +17,33 @@ const ORIGIN = 'http://localhost:3001'
 
 let s: ScaleOut
 
-before(async () => {
-  s = await startScaleOut(COUNT, { STRIPE_WEBHOOK_SECRET: STRIPE_SECRET })
+/** A webhook receiver on 127.0.0.1: every delivery it got, by event and work. */
+const deliveries: { event: string; workId?: string; delivery: string }[] = []
+const receiver = createServer((req, res) => {
+  let text = ''
+  req.on('data', (chunk) => {
+    text += chunk
+  })
+  req.on('end', () => {
+    const body = JSON.parse(text) as { event: string; workId?: string }
+    deliveries.push({ ...body, delivery: String(req.headers['x-service-delivery']) })
+    res.writeHead(204).end()
+  })
 })
-after(() => s?.close())
+
+before(async () => {
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
+  s = await startScaleOut(COUNT, {
+    STRIPE_WEBHOOK_SECRET: STRIPE_SECRET,
+    WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+    // Every minute, on every instance's scheduler: the job must still run once a minute.
+    SPONSOR_EXPIRY_CRON: '* * * * *',
+  })
+})
+after(async () => {
+  await s?.close()
+  receiver.close()
+})
 
 const unique = (prefix: string) => `${prefix}-${randomBytes(4).toString('hex')}@scale-out.test`
 
@@ -219,6 +244,66 @@ describe(`the scale-out check: ${COUNT} instances behind HAProxy`, () => {
       ['stripe', eventId],
     )
     assert.equal(Number(rows[0]?.n), 1)
+  })
+
+  it('each outbound webhook delivery is made once, whichever instance queued it and however many run jobs', async () => {
+    const { accessToken } = await platformAccount()
+    const auth = { authorization: `Bearer ${accessToken}` }
+    const { port } = receiver.address() as AddressInfo
+    const subscribed = await call(`${s.platform}/api/webhooks`, {
+      method: 'POST',
+      headers: auth,
+      json: { url: `http://127.0.0.1:${port}/hook` },
+    })
+    assert.equal(subscribed.status, 200, JSON.stringify(subscribed.body))
+    const works: string[] = []
+    for (let n = 0; n < COUNT * 8; n++) {
+      const res = await call(`${s.platform}/api/works`, {
+        method: 'POST',
+        headers: auth,
+        json: { name: `Scale ${n}` },
+      })
+      assert.ok(res.status < 300, JSON.stringify(res.body))
+      works.push((res.body as { id: string }).id ?? (res.body.work as { id: string }).id)
+    }
+    const deadline = Date.now() + 30_000
+    const mine = () =>
+      deliveries.filter((entry) => entry.event === 'work.created' && works.includes(entry.workId ?? ''))
+    while (mine().length < works.length && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    assert.equal(mine().length, works.length, 'one delivery per work.created')
+    // Each delivery was attempted once: no instance sent one that another had already sent.
+    const subscriptionId = (subscribed.body as { id: string }).id
+    const attempts = await s.query<{ attempts: number; n: string }>(
+      `select attempts, count(*) as n from platform.webhook_deliveries
+        where subscription_id = $1 and event = 'work.created' group by attempts`,
+      [subscriptionId],
+    )
+    assert.deepEqual(
+      attempts.map((row) => [row.attempts, Number(row.n)]),
+      [[1, works.length]],
+    )
+    assert.equal(new Set(mine().map((entry) => entry.workId)).size, works.length)
+    assert.equal(new Set(mine().map((entry) => entry.delivery)).size, works.length)
+  })
+
+  it('a scheduled job runs once per schedule, not once per instance', async () => {
+    const countJobs = () =>
+      s.query<{ minute: string; n: string }>(
+        `select to_char(created_on, 'YYYY-MM-DD HH24:MI') as minute, count(*) as n
+           from directory_jobs.job where name = 'sponsor-ads-expire' group by 1 order by 1`,
+      )
+    const deadline = Date.now() + 90_000
+    let minutes = await countJobs()
+    while (minutes.length < 1 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 1000))
+      minutes = await countJobs()
+    }
+    assert.ok(minutes.length >= 1, 'the every-minute schedule ran')
+    assert.ok(
+      minutes.every((minute) => Number(minute.n) === 1),
+      JSON.stringify(minutes),
+    )
   })
 
   it('an instance killed with SIGKILL mid-run loses nothing that was acknowledged, and comes back', async () => {
