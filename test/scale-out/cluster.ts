@@ -69,6 +69,9 @@ async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 
 
 const ready = (url: string) => async () => (await fetch(`${url}/readyz`)).status === 200
 
+/** How `deploy/haproxy.cfg` writes a value to fill in: `${NAME}`. */
+const placeholder = (name: string) => `$${'{'}${name}}`
+
 /** `deploy/haproxy.cfg` with this run's addresses in its placeholders. */
 function haproxyConfig(
   listen: { platform: number; directory: number },
@@ -77,11 +80,11 @@ function haproxyConfig(
   const servers = (kind: 'platform' | 'directory') =>
     instances.map((ports, n) => `server curio${n + 1} 127.0.0.1:${ports[kind]} check`).join('\n    ')
   return readFileSync(join(root, 'deploy/haproxy.cfg'), 'utf8')
-    .replaceAll('${CURIO_LB_HOST}', '127.0.0.1')
-    .replaceAll('${CURIO_LB_PLATFORM_PORT}', String(listen.platform))
-    .replaceAll('${CURIO_LB_DIRECTORY_PORT}', String(listen.directory))
-    .replaceAll('${CURIO_PLATFORM_SERVERS}', servers('platform'))
-    .replaceAll('${CURIO_DIRECTORY_SERVERS}', servers('directory'))
+    .replaceAll(placeholder('CURIO_LB_HOST'), '127.0.0.1')
+    .replaceAll(placeholder('CURIO_LB_PLATFORM_PORT'), String(listen.platform))
+    .replaceAll(placeholder('CURIO_LB_DIRECTORY_PORT'), String(listen.directory))
+    .replaceAll(placeholder('CURIO_PLATFORM_SERVERS'), servers('platform'))
+    .replaceAll(placeholder('CURIO_DIRECTORY_SERVERS'), servers('directory'))
     .replace(/^\s*log stdout.*$/m, '')
 }
 
