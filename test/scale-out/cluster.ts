@@ -1,6 +1,6 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -36,6 +36,11 @@ export interface ScaleOut {
   restart(name: string): Promise<Instance>
   /** SIGKILL: the process is gone at once, mid-request and mid-job. */
   kill(name: string): Promise<void>
+  /**
+   * The instance whose process holds the client end of a TCP connection on 127.0.0.1 with local port `port`
+   * (as a server sees it: `req.socket.remotePort`), found through Linux's /proc.
+   */
+  ownerOf(port: number): Instance | undefined
   /** A raw query on the shared database. */
   query<T extends pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<T[]>
   close(): Promise<void>
@@ -68,6 +73,25 @@ async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 
 }
 
 const ready = (url: string) => async () => (await fetch(`${url}/readyz`)).status === 200
+
+/** The inodes of the TCP sockets whose local port is `port` (/proc/net/tcp: `address:PORT` in hex, inode 10th). */
+function socketInodes(port: number): Set<string> {
+  const suffix = `:${port.toString(16).toUpperCase().padStart(4, '0')}`
+  const inodes = new Set<string>()
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text = ''
+    try {
+      text = readFileSync(table, 'utf8')
+    } catch {
+      continue
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/)
+      if (fields[1]?.endsWith(suffix) && fields[9]) inodes.add(fields[9])
+    }
+  }
+  return inodes
+}
 
 /** How `deploy/haproxy.cfg` writes a value to fill in: `${NAME}`. */
 const placeholder = (name: string) => `$${'{'}${name}}`
@@ -198,6 +222,23 @@ export async function startScaleOut(count: number, env: Record<string, string> =
       if (!instance) throw new Error(`no instance ${name}`)
       instance.child.kill('SIGKILL')
       await exited(instance.child)
+    },
+    ownerOf(port) {
+      const inodes = socketInodes(port)
+      return instances.find((instance) => {
+        const fds = `/proc/${instance.child.pid}/fd`
+        try {
+          return readdirSync(fds).some((fd) => {
+            try {
+              return inodes.has(/^socket:\[(\d+)\]$/.exec(readlinkSync(`${fds}/${fd}`))?.[1] ?? '')
+            } catch {
+              return false
+            }
+          })
+        } catch {
+          return false
+        }
+      })
     },
     async query(sql, params) {
       return (await pool.query(sql, params)).rows
