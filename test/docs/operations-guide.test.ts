@@ -1,0 +1,68 @@
+/**
+ * docs/operations.md tells operators what to set, how to balance, and what each metric means: checked
+ * against the configuration, deploy/haproxy.cfg and the metrics registry, so the guide cannot drift from
+ * the code.
+ */
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { describe, it } from 'node:test'
+import { fileURLToPath } from 'node:url'
+import { configurationTable } from '../../src/config.ts'
+import { ERROR_CODES } from '../../src/lib/error-codes.ts'
+import { metricsRegistry } from '../../src/lib/metrics.ts'
+
+const read = (path: string) => readFileSync(fileURLToPath(new URL(`../../${path}`, import.meta.url)), 'utf8')
+const GUIDE = read('docs/operations.md')
+const README = read('README.md')
+const HAPROXY = read('deploy/haproxy.cfg')
+
+/** The text of a `## ` section of `text`, from its heading to the next. */
+function section(text: string, heading: string): string {
+  const start = text.indexOf(`${heading}\n`)
+  assert.ok(start >= 0, `there is a section "${heading}"`)
+  const level = heading.split(' ')[0] as string
+  const end = text.indexOf(`\n${level} `, start + 1)
+  return text.slice(start, end > 0 ? end : text.length)
+}
+
+describe('the operators’ guide (docs/operations.md)', () => {
+  it('is linked from the README', () => {
+    assert.match(README, /\]\(docs\/operations\.md\)/)
+  })
+
+  it('explains every metric Curio registers, and the README’s metrics table lists each', () => {
+    const names = metricsRegistry.getMetricsAsArray().map((metric) => metric.name)
+    assert.ok(names.length >= 9, `the registry holds Curio's metrics: ${names.join(', ')}`)
+    const guide = section(GUIDE, '## Metrics')
+    const readme = section(README, '### Metrics')
+    for (const name of names) {
+      assert.match(guide, new RegExp(`^\\| [^|]*\`${name}\``, 'm'), `the guide explains ${name}`)
+      assert.ok(readme.includes(`\`${name}\``), `the README's table lists ${name}`)
+    }
+  })
+
+  it('names only settings that exist (and error codes that exist)', () => {
+    const table = configurationTable()
+    const named = new Set([...GUIDE.matchAll(/`([A-Z][A-Z0-9_]{2,})`/g)].map((match) => match[1] as string))
+    const unknown = [...named].filter(
+      (name) =>
+        !table.includes(`| \`${name}\` |`) && !(name in ERROR_CODES) && !['LISTEN', 'NOTIFY'].includes(name),
+    )
+    assert.deepEqual(unknown, [])
+  })
+
+  it('shows the HAProxy backend that deploy/haproxy.cfg (the scale-out check’s) has', () => {
+    const sample = /```haproxy\n([\s\S]*?)```/.exec(GUIDE)?.[1] ?? ''
+    const backend = sample.slice(sample.search(/^backend /m))
+    const directives = backend
+      .split('\n')
+      .slice(1)
+      .map((line) => line.trim())
+      .filter((line) => line && !line.startsWith('server '))
+    assert.ok(directives.length >= 4, backend)
+    for (const directive of directives) {
+      assert.ok(HAPROXY.includes(`    ${directive}`), `deploy/haproxy.cfg has "${directive}"`)
+    }
+    assert.match(HAPROXY, /option forwardfor/)
+  })
+})
