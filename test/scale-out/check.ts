@@ -157,6 +157,37 @@ async function platformAccount() {
   return res.body as unknown as { accessToken: string; refreshToken: string }
 }
 
+type Auth = { authorization: string }
+
+/** A new account subscribed to every event at the receiver's `path`: its auth header and subscription id. */
+async function subscriber(path: string) {
+  const { accessToken } = await platformAccount()
+  const auth: Auth = { authorization: `Bearer ${accessToken}` }
+  const { port } = receiver.address() as AddressInfo
+  const subscribed = await call(`${s.platform}/api/webhooks`, {
+    method: 'POST',
+    headers: auth,
+    json: { url: `http://127.0.0.1:${port}${path}` },
+  })
+  assert.equal(subscribed.status, 200, JSON.stringify(subscribed.body))
+  return { auth, subscriptionId: (subscribed.body as { id: string }).id }
+}
+
+/** `count` new works of the account, through the balancer: their ids. */
+async function createWorks(auth: Auth, count: number, name: string) {
+  const works: string[] = []
+  for (let n = 0; n < count; n++) {
+    const res = await call(`${s.platform}/api/works`, {
+      method: 'POST',
+      headers: auth,
+      json: { name: `${name} ${n} ${randomBytes(3).toString('hex')}` },
+    })
+    assert.equal(res.status, 201, JSON.stringify(res.body))
+    works.push((res.body as { id: string }).id)
+  }
+  return works
+}
+
 async function adminCookie(base = s.directory) {
   const res = await fetch(`${base}/api/auth/signin`, {
     method: 'POST',
@@ -431,33 +462,13 @@ describe(`the scale-out check: ${COUNT} instances behind HAProxy`, () => {
   })
 
   it('each outbound webhook delivery is made once, whichever instance queued it and however many run jobs', async () => {
-    const { accessToken } = await platformAccount()
-    const auth = { authorization: `Bearer ${accessToken}` }
-    const { port } = receiver.address() as AddressInfo
-    const subscribed = await call(`${s.platform}/api/webhooks`, {
-      method: 'POST',
-      headers: auth,
-      json: { url: `http://127.0.0.1:${port}/hook` },
-    })
-    assert.equal(subscribed.status, 200, JSON.stringify(subscribed.body))
-    const works: string[] = []
-    for (let n = 0; n < COUNT * 8; n++) {
-      const res = await call(`${s.platform}/api/works`, {
-        method: 'POST',
-        headers: auth,
-        json: { name: `Scale ${n}` },
-      })
-      assert.ok(res.status < 300, JSON.stringify(res.body))
-      works.push((res.body as { id: string }).id ?? (res.body.work as { id: string }).id)
-    }
-    const deadline = Date.now() + 30_000
+    const { auth, subscriptionId } = await subscriber('/hook')
+    const works = await createWorks(auth, COUNT * 8, 'Scale')
     const mine = () =>
       deliveries.filter((entry) => entry.event === 'work.created' && works.includes(entry.workId ?? ''))
-    while (mine().length < works.length && Date.now() < deadline)
-      await new Promise((resolve) => setTimeout(resolve, 100))
+    await until(mine, (list) => list.length >= works.length, 30_000)
     assert.equal(mine().length, works.length, 'one delivery per work.created')
     // Each delivery was attempted once: no instance sent one that another had already sent.
-    const subscriptionId = (subscribed.body as { id: string }).id
     const attempts = await s.query<{ attempts: number; n: string }>(
       `select attempts, count(*) as n from platform.webhook_deliveries
         where subscription_id = $1 and event = 'work.created' group by attempts`,
@@ -486,14 +497,7 @@ describe(`the scale-out check: ${COUNT} instances behind HAProxy`, () => {
       assert.equal(res.status, 200, JSON.stringify(res.body))
     }
     const started: { workId: string; project: string }[] = []
-    for (let n = 0; n < COUNT * 2; n++) {
-      const work = await call(`${s.platform}/api/works`, {
-        method: 'POST',
-        headers: auth,
-        json: { name: `Deployed ${n} ${randomBytes(3).toString('hex')}` },
-      })
-      assert.equal(work.status, 201, JSON.stringify(work.body))
-      const workId = (work.body as { id: string }).id
+    for (const workId of await createWorks(auth, COUNT * 2, 'Deployed')) {
       const deploy = await call(`${s.platform}/api/deploy/works/${workId}`, {
         method: 'POST',
         headers: auth,
@@ -535,16 +539,7 @@ describe(`the scale-out check: ${COUNT} instances behind HAProxy`, () => {
 
   it('an instance killed with SIGKILL mid-run loses nothing: acknowledged writes are stored, its deliveries in flight are made again', async () => {
     // Deliveries in flight: the receiver holds its answers, so attempts are open on the instances when one dies.
-    const { accessToken } = await platformAccount()
-    const auth = { authorization: `Bearer ${accessToken}` }
-    const { port } = receiver.address() as AddressInfo
-    const subscribed = await call(`${s.platform}/api/webhooks`, {
-      method: 'POST',
-      headers: auth,
-      json: { url: `http://127.0.0.1:${port}/held` },
-    })
-    assert.equal(subscribed.status, 200, JSON.stringify(subscribed.body))
-    const subscriptionId = (subscribed.body as { id: string }).id
+    const { auth, subscriptionId } = await subscriber('/held')
 
     // Writes in flight: admin item creations through the balancer, until 30 more after the kill.
     const cookie = await adminCookie()
@@ -567,16 +562,7 @@ describe(`the scale-out check: ${COUNT} instances behind HAProxy`, () => {
     holding = true
     const writers = Promise.all([writer(), writer(), writer()])
 
-    const works: string[] = []
-    for (let n = 0; n < COUNT * 5; n++) {
-      const res = await call(`${s.platform}/api/works`, {
-        method: 'POST',
-        headers: auth,
-        json: { name: `Held ${n}` },
-      })
-      assert.equal(res.status, 201, JSON.stringify(res.body))
-      works.push((res.body as { id: string }).id)
-    }
+    const works = await createWorks(auth, COUNT * 5, 'Held')
     const held = () =>
       deliveries.filter((entry) => entry.path === '/held' && works.includes(entry.workId ?? ''))
     // Every delivery open on some instance, or as many as the instances took within 4 s.

@@ -64,9 +64,17 @@ export async function freePort(): Promise<number> {
   return port
 }
 
-async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 60_000) {
+/** Waits until `check` holds; `gone` says why it never will (a process that exited), ending the wait. */
+async function waitFor(
+  check: () => Promise<boolean>,
+  what: string,
+  gone: () => string | undefined = () => undefined,
+  timeoutMs = 60_000,
+) {
   const deadline = Date.now() + timeoutMs
   while (!(await check().catch(() => false))) {
+    const reason = gone()
+    if (reason) throw new Error(`${what}: never, ${reason}`)
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`)
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
@@ -176,10 +184,11 @@ export async function startScaleOut(count: number, env: Record<string, string> =
       child,
       output: () => text,
     }
-    await waitFor(async () => {
-      if (child.exitCode !== null) throw new Error(`${instance.name} exited: ${text}`)
-      return (await ready(instance.platform)()) && (await ready(instance.directory)())
-    }, `${instance.name} is ready`)
+    await waitFor(
+      async () => (await ready(instance.platform)()) && (await ready(instance.directory)()),
+      `${instance.name} is ready`,
+      () => (child.exitCode === null ? undefined : `it exited (${child.exitCode}): ${text}`),
+    )
     return instance
   }
   // One at a time at first: the first migrates while the others would wait on its lock anyway.
@@ -197,10 +206,11 @@ export async function startScaleOut(count: number, env: Record<string, string> =
   })
   const platform = `http://127.0.0.1:${listen.platform}`
   const directory = `http://127.0.0.1:${listen.directory}`
-  await waitFor(async () => {
-    if (balancer.exitCode !== null) throw new Error(`haproxy exited: ${balancerOutput}`)
-    return (await ready(platform)()) && (await ready(directory)())
-  }, 'HAProxy answers')
+  await waitFor(
+    async () => (await ready(platform)()) && (await ready(directory)()),
+    'HAProxy answers',
+    () => (balancer.exitCode === null ? undefined : `it exited (${balancer.exitCode}): ${balancerOutput}`),
+  )
 
   const exited = (child: ChildProcess) =>
     child.exitCode !== null || child.signalCode !== null
