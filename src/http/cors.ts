@@ -1,5 +1,4 @@
-import cors from '@fastify/cors'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 import type { Config } from '../config.ts'
 
 /** Which browser pages may call a service, and whether they may send its cookie. */
@@ -75,24 +74,52 @@ export function corsPolicy(config: CorsSettings, service: 'platform' | 'director
   }
 }
 
+/** `Vary: Origin` on an answer, kept with whatever else it already varies on. */
+function varyOnOrigin(reply: FastifyReply) {
+  const current = reply.getHeader('vary')
+  if (current === undefined || current === '') {
+    reply.header('vary', 'Origin')
+    return
+  }
+  const value = Array.isArray(current) ? current.join(', ') : String(current)
+  const names = value.split(',').map((name) => name.trim().toLowerCase())
+  if (!names.includes('*') && !names.includes('origin')) reply.header('vary', `${value}, Origin`)
+}
+
 /**
- * CORS through @fastify/cors. A listed origin gets the headers on every answer, and its preflight
- * (`OPTIONS` with `Access-Control-Request-Method`) is answered 204 in `onRequest`, for any path and before
- * any guard (a browser sends no credentials with a preflight). An unlisted origin, or a request with no
- * `Origin`, gets no CORS header at all, and its `OPTIONS` goes on to the not-found handler.
+ * CORS in one hook, its header values made once. Every answer varies on `Origin`. A listed origin gets the
+ * headers on every answer, and its preflight (`OPTIONS`) is answered 204 in `onRequest`, for any path and
+ * before any guard (a browser sends no credentials with a preflight). An unlisted origin, or a request with
+ * no `Origin`, gets no CORS header at all (not even Allow-Credentials), and its `OPTIONS` goes on to the
+ * not-found handler.
  */
 export async function registerCors(app: FastifyInstance, policy: CorsPolicy): Promise<void> {
   const allowed = new Set(policy.origins)
-  await app.register(cors, {
-    // A function rather than the list: an unlisted origin then gets no header at all (with a list it
-    // would still get Allow-Credentials and the exposed headers).
-    origin: (origin, callback) => callback(null, origin !== undefined && allowed.has(origin)),
-    credentials: policy.credentials,
-    methods: [...CORS_METHODS],
-    allowedHeaders: [...CORS_REQUEST_HEADERS],
-    exposedHeaders: [...CORS_EXPOSED_HEADERS],
-    maxAge: PREFLIGHT_MAX_AGE_S,
-    // A bare OPTIONS from a listed origin is answered 204 too, rather than the plugin's text/plain 400.
-    strictPreflight: false,
+  const methods = CORS_METHODS.join(', ')
+  const requestHeaders = CORS_REQUEST_HEADERS.join(', ')
+  const exposedHeaders = CORS_EXPOSED_HEADERS.join(', ')
+  const maxAge = String(PREFLIGHT_MAX_AGE_S)
+  app.addHook('onRequest', (req, reply, done) => {
+    // Caches must not hand one origin's answer to another.
+    varyOnOrigin(reply)
+    const origin = req.headers.origin
+    if (origin === undefined || !allowed.has(origin)) return done()
+    reply.header('access-control-allow-origin', origin)
+    if (policy.credentials) reply.header('access-control-allow-credentials', 'true')
+    reply.header('access-control-expose-headers', exposedHeaders)
+    if (req.method !== 'OPTIONS') return done()
+    // A preflight, or a bare OPTIONS, from a listed origin: answered here, 204 with an empty body.
+    reply
+      .header('access-control-allow-methods', methods)
+      .header('access-control-allow-headers', requestHeaders)
+      .header('access-control-max-age', maxAge)
+      .code(204)
+      .header('content-length', '0')
+      .send()
+  })
+  // Every path takes OPTIONS, so a preflight reaches the hook above whatever the path; any other OPTIONS
+  // is the not-found handler's (405 naming the path's methods, or 404).
+  app.options('*', { schema: { hide: true } }, (_req, reply) => {
+    reply.callNotFound()
   })
 }

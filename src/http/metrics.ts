@@ -45,10 +45,12 @@ const UNMATCHED = 'unmatched'
 export function installMetricHooks(app: App, service: ServiceLabel, { exposure, pool }: AppMetrics) {
   if (exposure === 'off') return
   const inFlight = httpRequestsInFlight.labels({ service })
+  // One listener for every response, not a closure per request: 'close' comes once per response.
+  const answered = () => inFlight.dec()
   app.addHook('onRequest', (_req, reply, done) => {
     inFlight.inc()
     // 'close' comes for an answered request and an abandoned one alike.
-    reply.raw.once('close', () => inFlight.dec())
+    reply.raw.on('close', answered)
     done()
   })
   app.addHook('onResponse', (req, reply, done) => {

@@ -1,6 +1,7 @@
 import { and, count, eq, getTableColumns, gte, ilike, lt, lte, or, type SQL, sql } from 'drizzle-orm'
 import { substringPattern } from '../../db/filters.ts'
 import type { Db } from '../../db/index.ts'
+import { type FlatSelection, prepareMapped } from '../../db/prepared.ts'
 import { csvRow } from '../../lib/csv.ts'
 import { parseDateRange } from '../../lib/dates.ts'
 import { notFound } from '../../lib/errors.ts'
@@ -33,35 +34,33 @@ const slot = (name: string) => sql.placeholder(name)
 
 const ENTRY_COLUMNS = getTableColumns(activityLog)
 
+/** A row of the list's page statement: an entry, and the total when the statement counted it. */
+type PageRow = ActivityRow & { total: string | null }
+
 /**
- * The filters split into the statement's shape (which conditions there are, as placeholders) and the
- * values for them. Requests with the same shape share one prepared statement.
+ * The filters split into the statement's shape (which conditions there are, one letter each) and the
+ * values for their placeholders. Requests with the same shape share one prepared statement, so the
+ * conditions themselves are built only when a shape is first seen (`whereOf`).
  */
 interface Bound {
   shape: string
-  where: SQL
   values: Record<string, string>
 }
 
 function bind(userId: string, filters: ActivityFilters): Bound {
   const values: Record<string, string> = { userId }
-  const where: SQL[] = [eq(activityLog.userId, slot('userId'))]
   let shape = ''
-  const add = (letter: string, condition: SQL) => {
-    shape += letter
-    where.push(condition)
-  }
   if (filters.actionType) {
     values.actionType = filters.actionType
-    add('a', eq(activityLog.actionType, slot('actionType')))
+    shape += 'a'
   }
   if (filters.workId) {
     values.workId = filters.workId
-    add('w', eq(activityLog.workId, slot('workId')))
+    shape += 'w'
   }
   if (filters.status) {
     values.status = filters.status
-    add('s', eq(activityLog.status, slot('status')))
+    shape += 's'
   }
   const range = parseDateRange(
     { from: filters.dateFrom, to: filters.dateTo },
@@ -69,40 +68,54 @@ function bind(userId: string, filters: ActivityFilters): Bound {
   )
   if (range.from) {
     values.dateFrom = range.from.toISOString()
-    add('f', gte(activityLog.createdAt, slot('dateFrom')))
+    shape += 'f'
   }
   // A bare date as dateTo means the whole of that day.
   if (range.before) {
     values.dateTo = range.before.toISOString()
-    add('d', lt(activityLog.createdAt, slot('dateTo')))
+    shape += 'd'
   } else if (range.until) {
     values.dateTo = range.until.toISOString()
-    add('t', lte(activityLog.createdAt, slot('dateTo')))
+    shape += 't'
   }
   if (filters.search) {
     values.pattern = substringPattern(filters.search)
-    // The work's name is a scalar subquery, which Postgres runs per remaining row by primary key: the
-    // cost follows the caller's rows that the other filters left, not the number of works (an EXISTS or
-    // a join let the planner hash every work's name on each request).
-    add(
-      'q',
-      or(
-        ilike(activityLog.summary, slot('pattern')),
-        sql`(select ${works.name} from ${works} where ${works.id} = ${activityLog.workId}) ilike ${slot('pattern')}`,
-      )!,
-    )
+    shape += 'q'
   }
-  return { shape, where: and(...where)!, values }
+  return { shape, values }
+}
+
+/** The condition each shape letter stands for, on its placeholder. */
+const CONDITIONS: Record<string, () => SQL> = {
+  a: () => eq(activityLog.actionType, slot('actionType')),
+  w: () => eq(activityLog.workId, slot('workId')),
+  s: () => eq(activityLog.status, slot('status')),
+  f: () => gte(activityLog.createdAt, slot('dateFrom')),
+  d: () => lt(activityLog.createdAt, slot('dateTo')),
+  t: () => lte(activityLog.createdAt, slot('dateTo')),
+  // The work's name is a scalar subquery, which Postgres runs per remaining row by primary key: the
+  // cost follows the caller's rows that the other filters left, not the number of works (an EXISTS or
+  // a join let the planner hash every work's name on each request).
+  q: () =>
+    or(
+      ilike(activityLog.summary, slot('pattern')),
+      sql`(select ${works.name} from ${works} where ${works.id} = ${activityLog.workId}) ilike ${slot('pattern')}`,
+    )!,
+}
+
+/** The WHERE of a shape: the caller's rows, then each filter's condition in the shape's order. */
+function whereOf(shape: string): SQL {
+  return and(eq(activityLog.userId, slot('userId')), ...[...shape].map((letter) => CONDITIONS[letter]!()))!
 }
 
 /** A prepared statement per shape, built on first use; at most 2^7 shapes per statement kind. */
-function memo<T>(build: (bound: Bound) => T) {
+function memo<T>(build: (shape: string, where: SQL) => T) {
   const statements = new Map<string, T>()
-  return (bound: Bound) => {
-    let statement = statements.get(bound.shape)
+  return ({ shape }: Bound) => {
+    let statement = statements.get(shape)
     if (!statement) {
-      statement = build(bound)
-      statements.set(bound.shape, statement)
+      statement = build(shape, whereOf(shape))
+      statements.set(shape, statement)
     }
     return statement
   }
@@ -116,16 +129,22 @@ export function createActivityLogService({ db }: { db: Db }) {
   // once (an InitPlan), and only when the CASE reaches it, so a short page, whose size already tells the
   // total, never counts. With a search the two statements stay apart: planning the search twice in one
   // statement cost more than the second round trip it saves (searches mostly give short pages).
-  const pageOf = memo(({ shape, where }) => {
+  const pageOf = memo((shape, where) => {
+    const name = `activity_page_${shape}`
     if (shape.includes('q')) {
-      return db
-        .select({ ...ENTRY_COLUMNS, total: sql<string | null>`null` })
-        .from(activityLog)
-        .where(where)
-        .orderBy(...NEWEST_FIRST)
-        .limit(slot('limit'))
-        .offset(slot('offset'))
-        .prepare(`activity_page_${shape}`)
+      return prepareMapped<PageRow, FlatSelection>(
+        db,
+        { ...ENTRY_COLUMNS, total: sql<string | null>`null` },
+        (selection) =>
+          db
+            .select(selection)
+            .from(activityLog)
+            .where(where)
+            .orderBy(...NEWEST_FIRST)
+            .limit(slot('limit'))
+            .offset(slot('offset')),
+        name,
+      )
     }
     const page = db
       .select()
@@ -135,24 +154,28 @@ export function createActivityLogService({ db }: { db: Db }) {
       .limit(slot('limit'))
       .offset(slot('offset'))
       .as('page')
-    // Every column of the page under its own name (drizzle selects a subquery's columns one by one).
-    const columns = Object.fromEntries(
-      Object.keys(ENTRY_COLUMNS).map((name) => [name, page[name as keyof typeof page]]),
-    ) as { [K in keyof ActivityRow]: (typeof page)[K] }
-    return db
-      .select({
-        ...columns,
+    return prepareMapped<PageRow, FlatSelection>(
+      db,
+      {
+        // Every column of the page under its own name (drizzle selects a subquery's columns one by one).
+        ...Object.fromEntries(
+          Object.keys(ENTRY_COLUMNS).map((column) => [column, page[column as keyof typeof page]]),
+        ),
         total: sql<string | null>`case when count(*) over () < ${slot('limit')} then null
           else (select count(*) from ${activityLog} where ${where}) end`,
-      })
-      .from(page)
-      .orderBy(sql`${page.createdAt} desc nulls last`, sql`${page.id} desc nulls last`)
-      .prepare(`activity_page_${shape}`)
+      },
+      (selection) =>
+        db
+          .select(selection)
+          .from(page)
+          .orderBy(sql`${page.createdAt} desc nulls last`, sql`${page.id} desc nulls last`),
+      name,
+    )
   })
-  const countOf = memo(({ shape, where }) =>
+  const countOf = memo((shape, where) =>
     db.select({ total: count() }).from(activityLog).where(where).prepare(`activity_count_${shape}`),
   )
-  const exportBatchOf = memo(({ shape, where }) =>
+  const exportBatchOf = memo((shape, where) =>
     db
       .select({
         id: activityLog.id,
