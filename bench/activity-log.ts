@@ -30,6 +30,8 @@ import {
   dropDatabaseOnSignal,
   killChild,
   LOAD_OPTIONS,
+  type LoadFigures,
+  loadFigures,
   loadSettings,
   machine,
   median,
@@ -203,20 +205,10 @@ function exportOnce(run: number, url: string, key: string, pid: number): Promise
 type Variant = 'filters' | 'search'
 type Route = 'no-auth' | 'api-key'
 
-interface Measurement {
+interface Measurement extends LoadFigures {
   variant: Variant
   route: Route
   path: string
-  requestsPerSec: number
-  latencyAvgMs: number
-  latencyP50Ms: number
-  latencyP99Ms: number
-  latencyMaxMs: number
-  total: number
-  non2xx: number
-  errors: number
-  timeouts: number
-  statusCodes: Record<string, number>
   /** CPU time per request of the server process (which holds PGlite when embedded). */
   serverCpuMsPerRequest: number | null
   /** Of all local `postgres` processes (null when Postgres runs elsewhere or is not used). */
@@ -341,18 +333,7 @@ function measurementOf(
     variant,
     route,
     path: pathTemplate(variant, route),
-    requestsPerSec: round(result.requests.average),
-    latencyAvgMs: round(result.latency.average, 2),
-    latencyP50Ms: round(result.latency.p50, 2),
-    latencyP99Ms: round(result.latency.p99, 2),
-    latencyMaxMs: round(result.latency.max, 2),
-    total: result.requests.total,
-    non2xx: result.non2xx,
-    errors: result.errors,
-    timeouts: result.timeouts,
-    statusCodes: Object.fromEntries(
-      Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count]),
-    ),
+    ...loadFigures(result),
   }
 }
 

@@ -25,6 +25,8 @@ import {
   dropDatabaseOnSignal,
   killChild,
   LOAD_OPTIONS,
+  type LoadFigures,
+  loadFigures,
   loadSettings,
   machine,
   round,
@@ -119,19 +121,9 @@ const SCENARIOS: {
   },
 ]
 
-interface Measurement {
+interface Measurement extends LoadFigures {
   scenario: Scenario
   path: string
-  requestsPerSec: number
-  latencyAvgMs: number
-  latencyP50Ms: number
-  latencyP99Ms: number
-  latencyMaxMs: number
-  total: number
-  non2xx: number
-  errors: number
-  timeouts: number
-  statusCodes: Record<string, number>
   serverCpuMsPerRequest: number | null
   targetP99Ms: number | null
   pass: boolean | null
@@ -162,18 +154,7 @@ function measurementOf(
   return {
     scenario: scenario.name,
     path: scenario.template,
-    requestsPerSec: round(result.requests.average),
-    latencyAvgMs: round(result.latency.average, 2),
-    latencyP50Ms: round(result.latency.p50, 2),
-    latencyP99Ms: p99,
-    latencyMaxMs: round(result.latency.max, 2),
-    total,
-    non2xx: result.non2xx,
-    errors: result.errors,
-    timeouts: result.timeouts,
-    statusCodes: Object.fromEntries(
-      Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count]),
-    ),
+    ...loadFigures(result),
     serverCpuMsPerRequest: cpuMs === null || total === 0 ? null : round(cpuMs / total, 3),
     targetP99Ms: scenario.target ?? null,
     pass:

@@ -40,6 +40,8 @@ import {
   getRecorded,
   killChild,
   LOAD_OPTIONS,
+  type LoadFigures,
+  loadFigures,
   loadSettings,
   machine,
   postgresCpu,
@@ -86,21 +88,11 @@ const { adminUrl, shownUrl } = benchDatabaseUrl()
 
 const setDropOnSignal = dropDatabaseOnSignal(adminUrl)
 
-interface Measurement {
+interface Measurement extends LoadFigures {
   scenario: string
   server: 'bare' | 'curio'
   path: string
   connections: number
-  requestsPerSec: number
-  latencyAvgMs: number
-  latencyP50Ms: number
-  latencyP99Ms: number
-  latencyMaxMs: number
-  total: number
-  non2xx: number
-  errors: number
-  timeouts: number
-  statusCodes: Record<string, number>
   serverCpuMsPerRequest: number | null
   postgresCpuMsPerRequest: number | null
 }
@@ -115,18 +107,7 @@ function measurementOf(
   const perRequest = (ms: number | null) => (ms === null || total === 0 ? null : round(ms / total, 3))
   return {
     ...base,
-    requestsPerSec: round(result.requests.average),
-    latencyAvgMs: round(result.latency.average, 2),
-    latencyP50Ms: round(result.latency.p50, 2),
-    latencyP99Ms: round(result.latency.p99, 2),
-    latencyMaxMs: round(result.latency.max, 2),
-    total,
-    non2xx: result.non2xx,
-    errors: result.errors,
-    timeouts: result.timeouts,
-    statusCodes: Object.fromEntries(
-      Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count]),
-    ),
+    ...loadFigures(result),
     serverCpuMsPerRequest: perRequest(serverCpuMs),
     postgresCpuMsPerRequest: perRequest(postgresCpuMs),
   }

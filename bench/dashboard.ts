@@ -37,6 +37,8 @@ import {
   dropDatabaseOnSignal,
   killChild,
   LOAD_OPTIONS,
+  type LoadFigures,
+  loadFigures,
   loadSettings,
   machine,
   median,
@@ -113,20 +115,10 @@ interface Writes {
 
 type Recounts = Record<'items' | 'comments' | 'unread' | 'clients', number>
 
-interface Measurement {
+interface Measurement extends LoadFigures {
   scenario: string
   writer: string | null
   connections: number
-  requestsPerSec: number
-  latencyAvgMs: number
-  latencyP50Ms: number
-  latencyP99Ms: number
-  latencyMaxMs: number
-  total: number
-  non2xx: number
-  errors: number
-  timeouts: number
-  statusCodes: Record<string, number>
   serverCpuMsPerRequest: number | null
   postgresCpuMsPerRequest: number | null
   writes: Writes | null
@@ -435,18 +427,7 @@ async function main() {
         scenario: scenario.name,
         writer: scenario.write?.label ?? null,
         connections,
-        requestsPerSec: round(result.requests.average),
-        latencyAvgMs: round(result.latency.average, 2),
-        latencyP50Ms: round(result.latency.p50, 2),
-        latencyP99Ms: p99,
-        latencyMaxMs: round(result.latency.max, 2),
-        total,
-        non2xx: result.non2xx,
-        errors: result.errors,
-        timeouts: result.timeouts,
-        statusCodes: Object.fromEntries(
-          Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count]),
-        ),
+        ...loadFigures(result),
         serverCpuMsPerRequest: perRequest(serverCpuMs),
         postgresCpuMsPerRequest: perRequest(postgresCpuMs),
         writes,

@@ -21,6 +21,8 @@ import {
   getRecorded,
   killChild,
   LOAD_OPTIONS,
+  type LoadFigures,
+  loadFigures,
   loadSettings,
   machine,
   pickPorts,
@@ -46,19 +48,11 @@ const { duration, warmup, connections } = loadSettings(values, { connections: 50
 const LOG_LEVELS = ['info', 'warn'] as const
 type LogLevel = (typeof LOG_LEVELS)[number]
 
-interface Measurement {
+interface Measurement extends LoadFigures {
   logLevel: LogLevel
   path: string
   server: 'bare' | 'real'
   url: string
-  requestsPerSec: number
-  latencyAvgMs: number
-  latencyP99Ms: number
-  total: number
-  non2xx: number
-  errors: number
-  timeouts: number
-  statusCodes: Record<string, number>
 }
 
 async function load(url: string): Promise<Result> {
@@ -132,16 +126,7 @@ async function runVariant(logLevel: LogLevel, scratch: string): Promise<VariantR
           path,
           server,
           url,
-          requestsPerSec: round(result.requests.average),
-          latencyAvgMs: round(result.latency.average, 2),
-          latencyP99Ms: round(result.latency.p99, 2),
-          total: result.requests.total,
-          non2xx: result.non2xx,
-          errors: result.errors,
-          timeouts: result.timeouts,
-          statusCodes: Object.fromEntries(
-            Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count]),
-          ),
+          ...loadFigures(result),
         }
         measurements.push(measurement)
         process.stdout.write(`${measurement.requestsPerSec} req/s\n`)

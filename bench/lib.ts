@@ -8,6 +8,7 @@ import { request } from 'node:http'
 import { createServer } from 'node:net'
 import { cpus, loadavg, totalmem } from 'node:os'
 import { join, resolve } from 'node:path'
+import type { Result } from 'autocannon'
 import pg from 'pg'
 import type { JobDefinition, Jobs } from '../src/jobs/index.ts'
 
@@ -305,6 +306,37 @@ export function median(values: number[]): number {
 export const round = (value: number, digits = 0) => {
   const factor = 10 ** digits
   return Math.round(value * factor) / factor
+}
+
+/** What one autocannon run showed, as every bench records it: throughput, latency, how requests ended. */
+export interface LoadFigures {
+  requestsPerSec: number
+  latencyAvgMs: number
+  latencyP50Ms: number
+  latencyP99Ms: number
+  latencyMaxMs: number
+  total: number
+  non2xx: number
+  errors: number
+  timeouts: number
+  statusCodes: Record<string, number>
+}
+
+export function loadFigures(result: Result): LoadFigures {
+  return {
+    requestsPerSec: round(result.requests.average),
+    latencyAvgMs: round(result.latency.average, 2),
+    latencyP50Ms: round(result.latency.p50, 2),
+    latencyP99Ms: round(result.latency.p99, 2),
+    latencyMaxMs: round(result.latency.max, 2),
+    total: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    statusCodes: Object.fromEntries(
+      Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count]),
+    ),
+  }
 }
 
 /** A plain-text table: first row is the header; numbers align right. */

@@ -33,6 +33,8 @@ import {
   isRunning,
   killChild,
   LOAD_OPTIONS,
+  type LoadFigures,
+  loadFigures,
   loadSettings,
   machine,
   pickPorts,
@@ -247,19 +249,11 @@ async function focus(active: Instance | undefined) {
   }
 }
 
-interface Run {
+interface Run extends LoadFigures {
   path: string
   target: Target
   /** 1 or 2: the order of the runs on one route was bare, before 1, after 1, after 2, before 2. */
   round: number
-  requestsPerSec: number
-  latencyAvgMs: number
-  latencyP99Ms: number
-  total: number
-  non2xx: number
-  errors: number
-  timeouts: number
-  statusCodes: Record<string, number>
 }
 
 async function load(url: string, headers: Record<string, string>): Promise<Result> {
@@ -283,16 +277,7 @@ async function measure(
     path: route.path,
     target,
     round: roundNumber,
-    requestsPerSec: round(result.requests.average),
-    latencyAvgMs: round(result.latency.average, 2),
-    latencyP99Ms: round(result.latency.p99, 2),
-    total: result.requests.total,
-    non2xx: result.non2xx,
-    errors: result.errors,
-    timeouts: result.timeouts,
-    statusCodes: Object.fromEntries(
-      Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count]),
-    ),
+    ...loadFigures(result),
   }
   const failed = run.non2xx + run.errors + run.timeouts
   process.stdout.write(

@@ -47,6 +47,8 @@ import {
   isRunning,
   killChild,
   LOAD_OPTIONS,
+  type LoadFigures,
+  loadFigures,
   loadSettings,
   machine,
   pickPorts,
@@ -160,21 +162,11 @@ const benchCpuMs = () => {
 
 // --- Measurements.
 
-interface Measurement {
+interface Measurement extends LoadFigures {
   round: number
   processes: number
   server: Server
   endpoint: Endpoint
-  requestsPerSec: number
-  latencyAvgMs: number
-  latencyP50Ms: number
-  latencyP99Ms: number
-  latencyMaxMs: number
-  total: number
-  non2xx: number
-  errors: number
-  timeouts: number
-  statusCodes: Record<string, number>
   /** CPU per request: the server's processes (all of them), the database's backends, this process. */
   serverCpuMsPerRequest: number
   postgresCpuMsPerRequest: number | null
@@ -533,18 +525,7 @@ function measurementOf(
     processes,
     server,
     endpoint,
-    requestsPerSec: round(result.requests.average),
-    latencyAvgMs: round(result.latency.average, 2),
-    latencyP50Ms: round(result.latency.p50, 2),
-    latencyP99Ms: round(result.latency.p99, 2),
-    latencyMaxMs: round(result.latency.max, 2),
-    total,
-    non2xx: result.non2xx,
-    errors: result.errors,
-    timeouts: result.timeouts,
-    statusCodes: Object.fromEntries(
-      Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count]),
-    ),
+    ...loadFigures(result),
     serverCpuMsPerRequest: perRequest(serverMs),
     postgresCpuMsPerRequest: pgMs === null ? null : perRequest(pgMs),
     benchCpuMsPerRequest: perRequest(benchMs),
