@@ -28,6 +28,7 @@ import {
   checkWholeNumbers,
   cpuMsOf,
   dropDatabaseOnSignal,
+  dropScratchDatabase,
   killChild,
   LOAD_OPTIONS,
   type LoadFigures,
@@ -555,12 +556,7 @@ async function runBackend(backend: Backend): Promise<BackendResult> {
   } finally {
     await killChild(child)
     if (dbName) {
-      await adminQuery(adminUrl, `drop database if exists "${dbName}" with (force)`).catch(
-        (error: unknown) => {
-          process.stdout.write(`note: could not drop database ${dbName}: ${(error as Error).message}\n`)
-        },
-      )
-      setDropOnSignal(undefined)
+      await dropScratchDatabase(adminUrl, dbName, setDropOnSignal)
     }
   }
 }

@@ -23,6 +23,7 @@ import {
   checkWholeNumbers,
   cpuMsOf,
   dropDatabaseOnSignal,
+  dropScratchDatabase,
   killChild,
   LOAD_OPTIONS,
   type LoadFigures,
@@ -343,12 +344,7 @@ async function main() {
   } finally {
     await killChild(child)
     if (created) {
-      await adminQuery(adminUrl, `drop database if exists "${dbName}" with (force)`).catch(
-        (error: unknown) => {
-          console.error(`could not drop database ${dbName}: ${(error as Error).message}`)
-        },
-      )
-      setDropOnSignal(undefined)
+      await dropScratchDatabase(adminUrl, dbName, setDropOnSignal)
     }
   }
 }

@@ -36,6 +36,7 @@ import {
   cpuMsOf,
   differences,
   dropDatabaseOnSignal,
+  dropScratchDatabase,
   freePort,
   getRecorded,
   killChild,
@@ -515,12 +516,7 @@ async function main() {
     await Promise.all([killChild(curio), killChild(bare)])
     rmSync(scratch, { recursive: true, force: true })
     if (created) {
-      await adminQuery(adminUrl, `drop database if exists "${dbName}" with (force)`).catch(
-        (error: unknown) => {
-          console.error(`could not drop database ${dbName}: ${(error as Error).message}`)
-        },
-      )
-      setDropOnSignal(undefined)
+      await dropScratchDatabase(adminUrl, dbName, setDropOnSignal)
     }
   }
 }

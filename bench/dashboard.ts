@@ -35,6 +35,7 @@ import {
   cpuBetween,
   cpuMsOf,
   dropDatabaseOnSignal,
+  dropScratchDatabase,
   killChild,
   LOAD_OPTIONS,
   type LoadFigures,
@@ -561,12 +562,7 @@ async function main() {
     await monitor?.end().catch(() => {})
     await killChild(child)
     if (created) {
-      await adminQuery(adminUrl, `drop database if exists "${dbName}" with (force)`).catch(
-        (error: unknown) => {
-          console.error(`could not drop database ${dbName}: ${(error as Error).message}`)
-        },
-      )
-      setDropOnSignal(undefined)
+      await dropScratchDatabase(adminUrl, dbName, setDropOnSignal)
     }
   }
 }

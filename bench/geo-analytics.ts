@@ -45,6 +45,7 @@ import {
   cpuMsOf,
   directorySession,
   dropDatabaseOnSignal,
+  dropScratchDatabase,
   exitOnSignal,
   killChild,
   listenLocally,
@@ -729,12 +730,7 @@ async function main() {
     await monitor?.end().catch(() => {})
     await killChild(child)
     if (created) {
-      await adminQuery(adminUrl, `drop database if exists "${dbName}" with (force)`).catch(
-        (error: unknown) => {
-          console.error(`could not drop database ${dbName}: ${(error as Error).message}`)
-        },
-      )
-      setDropOnSignal(undefined)
+      await dropScratchDatabase(adminUrl, dbName, setDropOnSignal)
     }
   }
 }

@@ -420,6 +420,18 @@ export function dropDatabaseOnSignal(adminUrl: string): (name: string | undefine
   }
 }
 
+/** Drops a bench's scratch database at the end of its run (saying so if it cannot), and stops guarding it. */
+export async function dropScratchDatabase(
+  adminUrl: string,
+  name: string,
+  setDropOnSignal: (name: string | undefined) => void,
+): Promise<void> {
+  await adminQuery(adminUrl, `drop database if exists "${name}" with (force)`).catch((error: unknown) => {
+    console.error(`could not drop database ${name}: ${(error as Error).message}`)
+  })
+  setDropOnSignal(undefined)
+}
+
 /** What was measured: the commit, and files changed under src/ since (another engineer may be editing). */
 export function codeVersion() {
   const git = (...args: string[]) =>

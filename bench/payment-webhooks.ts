@@ -67,6 +67,7 @@ import {
   cpuBetween,
   cpuMsOf,
   dropDatabaseOnSignal,
+  dropScratchDatabase,
   killChild,
   LOAD_OPTIONS,
   loadSettings,
@@ -1275,12 +1276,7 @@ async function main() {
     await bench?.end().catch(() => {})
     await killChild(server)
     if (created) {
-      await adminQuery(adminUrl, `drop database if exists "${dbName}" with (force)`).catch(
-        (error: unknown) => {
-          console.error(`could not drop database ${dbName}: ${(error as Error).message}`)
-        },
-      )
-      setDropOnSignal(undefined)
+      await dropScratchDatabase(adminUrl, dbName, setDropOnSignal)
     }
   }
 }

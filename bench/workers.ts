@@ -44,6 +44,7 @@ import {
   cpuBetween,
   cpuMsOf,
   dropDatabaseOnSignal,
+  dropScratchDatabase,
   isRunning,
   killChild,
   LOAD_OPTIONS,
@@ -475,12 +476,7 @@ async function main() {
     }
     rmSync(scratch, { recursive: true, force: true })
     if (created) {
-      await adminQuery(adminUrl, `drop database if exists "${dbName}" with (force)`).catch(
-        (error: unknown) => {
-          console.error(`could not drop database ${dbName}: ${(error as Error).message}`)
-        },
-      )
-      setDropOnSignal(undefined)
+      await dropScratchDatabase(adminUrl, dbName, setDropOnSignal)
     }
   }
 }
