@@ -10,6 +10,7 @@ import {
   startDirectory,
   until,
 } from '../helpers/apps.ts'
+import { race } from '../helpers/database.ts'
 
 let h: DirectoryHarness
 let admin: string
@@ -107,7 +108,7 @@ describe('admin items', () => {
     assert.equal(await categoryCount(coffee.id), 1)
   })
 
-  it('answers 409 for a taken slug, also when eight creates race for one', async () => {
+  it('answers 409 for a taken slug given, also when eight creates race for one', async () => {
     const first = await item()
     const again = await call('POST', '/api/admin/items', { name: 'Another', slug: first.slug })
     assert.equal(again.statusCode, 409)
@@ -122,6 +123,47 @@ describe('admin items', () => {
       [201, 409, 409, 409, 409, 409, 409, 409],
       answers.map((r) => r.body).join('\n'),
     )
+  })
+
+  it('derives a slug from the name without one given: the first number free after the ones taken', async () => {
+    const name = `Derived ${unique('d')}`
+    const first = await item({ name })
+    const base = first.slug as string
+    assert.equal((await item({ name })).slug, `${base}-2`)
+    assert.equal((await item({ name })).slug, `${base}-3`)
+    for (let n = 4; n <= 10; n++) await item({ name: 'Given', slug: `${base}-${n}` })
+    await item({ name: 'Lookalike', slug: `${base}-foo` })
+    await item({ name: 'Lookalike', slug: `${base}-2-3` })
+    assert.equal((await item({ name })).slug, `${base}-11`, `${base}-10 is taken though "-9" > "-10" as text`)
+  })
+
+  it('derives the name’s own slug while it is free, and fills the first gap below a higher number', async () => {
+    const key = unique('g')
+    const [name, base] = [`Gapped ${key}`, `gapped-${key}`]
+    await item({ name: 'Given', slug: `${base}-2` })
+    await item({ name: 'Given', slug: `${base}-10` })
+    assert.equal((await item({ name })).slug, base)
+    assert.equal((await item({ name })).slug, `${base}-3`)
+    assert.equal((await item({ name })).slug, `${base}-4`)
+  })
+
+  it('cuts a long name’s slug so its number still fits', async () => {
+    const name = `Long ${unique('l')} ${'n'.repeat(200)}`.slice(0, 200)
+    const first = await item({ name })
+    assert.equal(first.slug.length, 200)
+    const second = await item({ name })
+    assert.equal(second.slug, `${first.slug.slice(0, 198)}-2`)
+  })
+
+  it(race('fifty creates of one name without a slug all answer 201, as name, name-2 … name-50'), async () => {
+    const key = unique('c')
+    const [name, base] = [`Crowded ${key}`, `crowded-${key}`]
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () => call('POST', '/api/admin/items', { name })),
+    )
+    for (const res of answers) assert.equal(res.statusCode, 201, res.body)
+    const expected = [base, ...Array.from({ length: 49 }, (_, i) => `${base}-${i + 2}`)]
+    assert.deepEqual(answers.map((res) => res.json().data.slug as string).sort(), expected.sort())
   })
 
   it('names every unknown category, tag, company and collection in one 400', async () => {
@@ -592,20 +634,28 @@ describe('submissions', () => {
     assert.ok(notice, 'the notice is there with its title cut to 200 characters')
   })
 
-  it('gives racing submissions of one name distinct slugs', async () => {
+  it(race('fifty submissions of one name all answer 201, as name, name-2 … name-50'), async () => {
     const cookie = await member()
-    const name = `Racing ${unique('r')}`
+    const key = unique('r')
+    const [name, base] = [`Racing ${key}`, `racing-${key}`]
+    // Each from its own client address, as the limit of 5 per client allows.
     const answers = await Promise.all(
-      Array.from({ length: 4 }, () =>
+      Array.from({ length: 50 }, () =>
         call('POST', '/api/submit', { name, url: 'https://example.com' }, { cookie }),
       ),
     )
-    assert.deepEqual(
-      answers.map((res) => res.statusCode),
-      [201, 201, 201, 201],
-      answers.map((r) => r.body).join(),
-    )
-    assert.equal(new Set(answers.map((res) => res.json().data.slug)).size, 4)
+    for (const res of answers) assert.equal(res.statusCode, 201, res.body)
+    const expected = [base, ...Array.from({ length: 49 }, (_, i) => `${base}-${i + 2}`)]
+    assert.deepEqual(answers.map((res) => res.json().data.slug as string).sort(), expected.sort())
+  })
+
+  it('gives a name with no letters or digits the slug item, then item-2', async () => {
+    const cookie = await member()
+    const submit = () => call('POST', '/api/submit', { name: '¡¿!?', url: 'https://example.com' }, { cookie })
+    const [first, second] = [await submit(), await submit()]
+    assert.equal(first.statusCode, 201, first.body)
+    assert.equal(second.statusCode, 201, second.body)
+    assert.deepEqual([first.json().data.slug, second.json().data.slug], ['item', 'item-2'])
   })
 
   it('needs a session, a web URL, an active category and known tags', async () => {

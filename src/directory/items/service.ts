@@ -4,6 +4,7 @@ import { foreignKeyViolation, uniqueViolation } from '../../db/errors.ts'
 import type { Db, DbOrTx } from '../../db/index.ts'
 import { createInvalidatedCache, type InvalidatedCache } from '../../db/invalidated-cache.ts'
 import { countRows } from '../../db/queries.ts'
+import { claimFreeSlug } from '../../db/slugs.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { conflict, invalidInput } from '../../lib/errors.ts'
 import { isUuid } from '../../lib/ids.ts'
@@ -135,6 +136,10 @@ export function createItemService({ db, clock, log, caches, counts }: ItemServic
     if (!row) throw itemNotFound()
     return adminItemOf(row)
   }
+
+  /** The first of `base`, `base-2`, `base-3`, … no item has, held for `tx`: take it first in the transaction. */
+  const freeSlug = (tx: DbOrTx, base: string) =>
+    claimFreeSlug(tx, { column: items.slug, maxLength: ITEM_LIMITS.slugMax }, base)
 
   /** A write's database errors as answers: a taken slug is 409, a reference deleted meanwhile is 400. */
   function mapWriteError(slug: string | undefined) {
@@ -300,20 +305,6 @@ export function createItemService({ db, clock, log, caches, counts }: ItemServic
     })
   }
 
-  /** A free slug for a submission: the name's, or it with the next number (`-2`, `-3` …). */
-  async function freeSlug(base: string): Promise<string> {
-    const pattern = `^${base}-[0-9]+$`
-    const taken = await db
-      .select({ slug: items.slug })
-      .from(items)
-      .where(sql`${items.slug} = ${base} or ${items.slug} ~ ${pattern}`)
-    if (taken.length === 0) return base
-    const numbers = new Set(taken.map(({ slug }) => Number(slug.slice(base.length + 1)) || 1))
-    let next = 2
-    while (numbers.has(next)) next++
-    return `${base}-${next}`
-  }
-
   function listWhere(query: AdminItemQuery): SQL | undefined {
     const conditions: (SQL | undefined)[] = [
       query.search === undefined ? undefined : matchesSearch(query.search),
@@ -385,11 +376,16 @@ export function createItemService({ db, clock, log, caches, counts }: ItemServic
 
     async create(body: CreateItemBody, actor: Actor): Promise<Item> {
       const name = checkName(body.name)
-      const slug = body.slug ?? slugify(name, ITEM_LIMITS.slugMax)
-      if (!slug) throw invalidInput('slug', 'is required: the name has no letters or digits to make one from')
+      const base = body.slug ?? slugify(name, ITEM_LIMITS.slugMax)
+      if (!base) throw invalidInput('slug', 'is required: the name has no letters or digits to make one from')
+      let slug = base
       return write(async (tx, touched) => {
-        const [taken] = await tx.select({ id: items.id }).from(items).where(eq(items.slug, slug))
-        if (taken) throw slugTaken(slug)
+        if (body.slug === undefined) {
+          slug = await freeSlug(tx, base)
+        } else {
+          const [taken] = await tx.select({ id: items.id }).from(items).where(eq(items.slug, slug))
+          if (taken) throw slugTaken(slug)
+        }
         await checkReferences(tx, body)
         const row = await insertItem(
           tx,
@@ -399,7 +395,7 @@ export function createItemService({ db, clock, log, caches, counts }: ItemServic
           'created',
         )
         return read(row.id, tx)
-      }).catch(mapWriteError(slug))
+      }).catch((error) => mapWriteError(slug)(error))
     },
 
     update,
@@ -430,37 +426,30 @@ export function createItemService({ db, clock, log, caches, counts }: ItemServic
     ): Promise<Item> {
       const name = checkName(body.name)
       const base = slugify(name, ITEM_LIMITS.slugMax - 4) || 'item'
-      // Two submissions of one name may pick the same free slug; the loser picks again.
-      for (let attempt = 0; ; attempt++) {
-        const slug = await freeSlug(base)
-        try {
-          return await write(async (tx, touched) => {
-            await checkReferences(tx, body, { activeCategoryOnly: true })
-            const row = await insertItem(
-              tx,
-              touched,
-              { slug, name, status: 'pending', submittedBy: submitter.id, body },
-              submitter.id,
-              'submitted',
-            )
-            // The submitter's profile counts what they submitted (the clients' figures read it).
-            await tx
-              .update(clientProfiles)
-              .set({ totalSubmissions: sql`${clientProfiles.totalSubmissions} + 1` })
-              .where(eq(clientProfiles.userId, submitter.id))
-            await notifyAdmins(tx, clock.now(), {
-              type: 'item_submitted',
-              title: `New submission: ${name}`,
-              message: `${submitter.name ?? submitter.email} submitted "${name}" for review.`,
-              data: { itemId: row.id, itemSlug: row.slug, submittedBy: submitter.id },
-            })
-            return read(row.id, tx)
-          })
-        } catch (error) {
-          if (uniqueViolation(error)?.constraint === 'items_slug_unique' && attempt < 5) continue
-          return mapWriteError(slug)(error)
-        }
-      }
+      let slug = base
+      return write(async (tx, touched) => {
+        slug = await freeSlug(tx, base)
+        await checkReferences(tx, body, { activeCategoryOnly: true })
+        const row = await insertItem(
+          tx,
+          touched,
+          { slug, name, status: 'pending', submittedBy: submitter.id, body },
+          submitter.id,
+          'submitted',
+        )
+        // The submitter's profile counts what they submitted (the clients' figures read it).
+        await tx
+          .update(clientProfiles)
+          .set({ totalSubmissions: sql`${clientProfiles.totalSubmissions} + 1` })
+          .where(eq(clientProfiles.userId, submitter.id))
+        await notifyAdmins(tx, clock.now(), {
+          type: 'item_submitted',
+          title: `New submission: ${name}`,
+          message: `${submitter.name ?? submitter.email} submitted "${name}" for review.`,
+          data: { itemId: row.id, itemSlug: row.slug, submittedBy: submitter.id },
+        })
+        return read(row.id, tx)
+      }).catch((error) => mapWriteError(slug)(error))
     },
   }
 }

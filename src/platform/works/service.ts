@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
-import { and, asc, eq, like } from 'drizzle-orm'
+import { and, asc, eq } from 'drizzle-orm'
 import type { Db, DbOrTx } from '../../db/index.ts'
+import { claimFreeSlug } from '../../db/slugs.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { normaliseEmail } from '../../lib/email.ts'
 import { badRequest, conflict, invalidInput, notFound } from '../../lib/errors.ts'
@@ -9,7 +10,7 @@ import { slugify } from '../../lib/slug.ts'
 import type { ActivityWriter, NewActivity } from '../activity-log/writer.ts'
 import { users } from '../auth/tables.ts'
 import type { EventContext, PlatformEvents } from '../events.ts'
-import type { WorkAccess, WorkRow, WorkWithRole } from './access.ts'
+import type { WorkAccess, WorkWithRole } from './access.ts'
 import {
   type AddMemberBody,
   type CreateWorkBody,
@@ -29,10 +30,6 @@ export interface WorkServiceDeps {
 }
 
 const MIN_DERIVED_SLUG_LENGTH = 2
-// Every `-<n>` variant of a derived slug keeps at least this much of it, so one prefix query finds them all.
-const SLUG_SCAN_PREFIX_LENGTH = 40
-// Concurrent creates may take the slug found free; each retry looks again.
-const DERIVED_SLUG_ATTEMPTS = 5
 
 const workNotFound = () => notFound('Work not found', 'WORK_NOT_FOUND')
 
@@ -65,12 +62,6 @@ export function derivedSlug(name: string): string {
   return slug.length >= MIN_DERIVED_SLUG_LENGTH ? slug : `work-${randomBytes(3).toString('hex')}`
 }
 
-/** `base-n`, cut so it still fits the slug's maximum length. */
-export function numberedSlug(base: string, n: number): string {
-  const suffix = `-${n}`
-  return `${base.slice(0, WORK_SLUG_MAX_LENGTH - suffix.length).replace(/-+$/, '')}${suffix}`
-}
-
 export function createWorkService({ db, clock, access, events, activity }: WorkServiceDeps) {
   const insertWork = async (tx: DbOrTx, row: Omit<typeof works.$inferInsert, 'slug'>, slug: string) => {
     // The unique constraint decides between concurrent creates: the loser inserts nothing.
@@ -82,19 +73,17 @@ export function createWorkService({ db, clock, access, events, activity }: WorkS
     return work
   }
 
-  /** The first of `base`, `base-2`, `base-3`, … the owner does not use yet. */
-  async function freeSlug(tx: DbOrTx, ownerId: string, base: string): Promise<string> {
-    const rows = await tx
-      .select({ slug: works.slug })
-      .from(works)
-      .where(and(eq(works.ownerId, ownerId), like(works.slug, `${base.slice(0, SLUG_SCAN_PREFIX_LENGTH)}%`)))
-    const taken = new Set(rows.map((row) => row.slug))
-    if (!taken.has(base)) return base
-    for (let n = 2; ; n++) {
-      const candidate = numberedSlug(base, n)
-      if (!taken.has(candidate)) return candidate
-    }
-  }
+  /** The first of `base`, `base-2`, `base-3`, … the owner does not use yet, theirs until `tx` ends. */
+  const freeSlug = (tx: DbOrTx, ownerId: string, base: string) =>
+    claimFreeSlug(
+      tx,
+      {
+        column: works.slug,
+        maxLength: WORK_SLUG_MAX_LENGTH,
+        scope: { key: ownerId, where: eq(works.ownerId, ownerId) },
+      },
+      base,
+    )
 
   const audit = (tx: DbOrTx, entry: NewActivity) => activity.audit(entry, tx)
 
@@ -109,17 +98,10 @@ export function createWorkService({ db, clock, access, events, activity }: WorkS
         updatedAt: now,
       }
       const work = await db.transaction(async (tx) => {
-        let created: WorkRow | undefined
-        if (input.slug !== undefined) {
-          created = await insertWork(tx, row, input.slug)
-          if (!created) throw conflict(`You already have a work with the slug "${input.slug}"`, 'SLUG_TAKEN')
-        } else {
-          const base = derivedSlug(row.name)
-          for (let attempt = 0; !created && attempt < DERIVED_SLUG_ATTEMPTS; attempt++) {
-            created = await insertWork(tx, row, await freeSlug(tx, ownerId, base))
-          }
-          if (!created) throw conflict('Could not find a free slug for this name; send one', 'SLUG_TAKEN')
-        }
+        const slug = input.slug ?? (await freeSlug(tx, ownerId, derivedSlug(row.name)))
+        const created = await insertWork(tx, row, slug)
+        // A derived slug is free under its lock; only a slug sent at the same moment can take it first.
+        if (!created) throw conflict(`You already have a work with the slug "${slug}"`, 'SLUG_TAKEN')
         await events.emit(
           { type: 'WorkCreated', userId: ownerId, workId: created.id, workName: created.name, context },
           { tx },
