@@ -67,9 +67,11 @@ export function adminItemRoutes(app: App, { items }: { items: ItemService }) {
         tags,
         summary: 'Create an item',
         description:
-          'Creates an item, `draft` unless `status` says otherwise. The slug comes from the name unless given; ' +
-          'a taken slug is 409. Unknown `categoryId`, `tagIds`, `companyId` or `collectionIds` are 400 naming ' +
-          'the field. Text is stored as sent (markup stays text). The creation is the first entry of its history.',
+          'Creates an item, `draft` unless `status` says otherwise. The slug comes from the name unless given, ' +
+          'with the first free of `-2`, `-3` … when taken (creates of one name at once each get their own); ' +
+          'a slug given that is taken is 409 `ITEM_SLUG_EXISTS`. Unknown `categoryId`, `tagIds`, `companyId` ' +
+          'or `collectionIds` are 400 naming the field. Text is stored as sent (markup stays text). The ' +
+          'creation is the first entry of its history.',
         body: CreateItemBody,
         response: {
           201: ItemAnswer,

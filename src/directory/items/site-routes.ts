@@ -92,8 +92,9 @@ export function siteItemRoutes(
         tags,
         summary: 'Submit an item',
         description:
-          'A signed-in user proposes an item. It starts `pending`, with a slug made from its name (`-2`, `-3` … ' +
-          'when taken), and the admins get a notification; it shows on the site once approved. Only active ' +
+          'A signed-in user proposes an item. It starts `pending`, with a slug made from its name (the first free ' +
+          'of `-2`, `-3` … when taken, also when submissions of one name race), and the admins get a ' +
+          'notification; it shows on the site once approved. Only active ' +
           `categories and existing tags may be named; 403 \`SUBMISSIONS_CLOSED\` while the settings close submissions (400 naming the field otherwise). ${describeRule(RATE_LIMITS.submit)}.`,
         body: SubmitItemBody,
         response: {

@@ -29,7 +29,8 @@ export function workRoutes(app: App, { works }: { works: WorkService }) {
         summary: 'Create a work',
         description:
           'Creates a work you own. Without a slug one is derived from the name (`Café Guide` → `cafe-guide`, ' +
-          'then `cafe-guide-2`, … when you already use it); a slug you send that you already use is 409.',
+          'then the first of `cafe-guide-2`, `cafe-guide-3` … you do not use yet; creates of one name at once ' +
+          'each get their own). A slug you send that you already use is 409 `SLUG_TAKEN`.',
         body: CreateWorkBody,
         response: {
           201: described(Work, 'The created work; you are its owner'),
