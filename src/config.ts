@@ -302,6 +302,24 @@ const jwtSecret = (env: string, group: string, meaning: string) =>
     return raw
   })
 
+/**
+ * The start of every Redis key Curio writes: 1 to 64 printable characters without spaces or the glob
+ * characters `*?[]\`, so `SCAN … MATCH <prefix>*` finds exactly one deployment's keys.
+ */
+function redisKeyPrefix(env: string, group: string, fallback: string, meaning: string): Setting<string> {
+  return make(env, group, meaning, `\`${fallback}\``, (raw) => {
+    if (!present(raw)) return fallback
+    const value = raw.trim()
+    if (!/^[\x21-\x7e]{1,64}$/.test(value) || /[*?[\]\\]/.test(value)) {
+      throw new ConfigError(
+        env,
+        `must be 1 to 64 printable characters without spaces or any of * ? [ ] \\ (got "${raw}")`,
+      )
+    }
+    return value
+  })
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 const PG_PROTOCOLS = ['postgres:', 'postgresql:'] as const
 
@@ -392,6 +410,12 @@ const definitions = {
     'share rate-limit windows across instances (`redis://…`)',
     ['redis:', 'rediss:'],
     true,
+  ),
+  redisKeyPrefix: redisKeyPrefix(
+    'REDIS_KEY_PREFIX',
+    'Running',
+    'curio:',
+    'start of every Redis key Curio writes (rate-limit windows are `<prefix>rl:…`): deployments sharing one Redis database each set their own',
   ),
   corsOrigins: origins(
     'CORS_ORIGINS',

@@ -82,24 +82,22 @@ export function displayUrl(host: string, port: number): string {
 
 /**
  * The rate limiter every service of this process shares: windows in this process, or with REDIS_URL in
- * Redis, falling back to this process's memory while Redis does not answer (at start too): limits are
- * then per instance, never off. `/readyz` shows which.
+ * Redis (keys `<REDIS_KEY_PREFIX>rl:…`, or `keyPrefix…` when given), falling back to this process's memory
+ * while Redis does not answer (at start too): limits are then per instance, never off. `/readyz` shows
+ * which.
  */
 export async function createRateLimiterFor(
-  config: Config,
+  config: Pick<Config, 'redisUrl' | 'redisKeyPrefix'>,
   clock: Clock,
   log: Logger,
-  keyPrefix?: string,
+  keyPrefix = `${config.redisKeyPrefix}rl:`,
 ): Promise<RateLimiter> {
   if (!config.redisUrl) return createRateLimiter({ store: createMemoryRateLimitStore(), clock })
   const redis = createRedisClient(config.redisUrl, { log })
   // A failed first connection is logged by the client, which goes on reconnecting in the background.
   await redis.connect().catch(() => {})
   const store = createFailoverRateLimitStore({
-    primary: createRedisRateLimitStore(redis, {
-      ownsConnection: true,
-      ...(keyPrefix ? { prefix: keyPrefix } : {}),
-    }),
+    primary: createRedisRateLimitStore(redis, { ownsConnection: true, prefix: keyPrefix }),
     fallback: createMemoryRateLimitStore(),
     log,
     clock,

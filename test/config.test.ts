@@ -120,6 +120,12 @@ describe('configuration defaults', () => {
     assert.equal(loadConfig({ LOG_FORMAT: 'pretty' }).logFormat, 'pretty')
   })
 
+  it('REDIS_KEY_PREFIX is curio: by default, and taken as set (trimmed)', () => {
+    assert.equal(loadConfig({}).redisKeyPrefix, 'curio:')
+    assert.equal(loadConfig({ REDIS_KEY_PREFIX: ' curio-staging: ' }).redisKeyPrefix, 'curio-staging:')
+    assert.equal(loadConfig({ REDIS_KEY_PREFIX: '{tenant-7}:curio:' }).redisKeyPrefix, '{tenant-7}:curio:')
+  })
+
   it('rate limits apply to localhost unless the bypass is turned on', () => {
     assert.equal(loadConfig({}).rateLimitBypassLocalhost, false)
     assert.equal(loadConfig({ RATE_LIMIT_BYPASS_LOCALHOST: 'true' }).rateLimitBypassLocalhost, true)
@@ -281,6 +287,20 @@ describe('configuration errors name the setting in one line', () => {
   it('a malformed encryption key is not echoed in the message', () => {
     const error = configErrorFor({ PLATFORM_ENCRYPTION_KEY: 'secret-not-hex' }, 'PLATFORM_ENCRYPTION_KEY')
     assert.ok(!error.message.includes('secret-not-hex'))
+  })
+
+  it('a REDIS_KEY_PREFIX with a space, a glob character or more than 64 characters is refused', () => {
+    for (const value of [
+      'curio staging:',
+      'curio*',
+      'curio?',
+      'curio[1]:',
+      'curio\\',
+      'é:',
+      'x'.repeat(65),
+    ]) {
+      configErrorFor({ REDIS_KEY_PREFIX: value }, 'REDIS_KEY_PREFIX')
+    }
   })
 
   it('WORKERS is 1 by default, a number, or auto for one per core; anything else is refused', () => {

@@ -4,6 +4,7 @@ import { once } from 'node:events'
 import { connect, createServer, type Server, type Socket } from 'node:net'
 import { after, before, describe, mock, type TestContext, test } from 'node:test'
 import { Redis } from 'ioredis'
+import { loadConfig } from '../../src/config.ts'
 import { createManualClock, type ManualClock } from '../../src/lib/clock.ts'
 import { createLogger } from '../../src/lib/logger.ts'
 import {
@@ -18,6 +19,7 @@ import {
   type RateLimitResult,
   type RateLimitStore,
 } from '../../src/lib/rate-limiter.ts'
+import { createRateLimiterFor } from '../../src/runtime.ts'
 import { NEEDS_REDIS, TEST_REDIS_URL } from '../helpers/database.ts'
 
 // Far from real time on purpose: the Redis store must not depend on the server's clock.
@@ -437,6 +439,30 @@ describe('on Redis', NEEDS_REDIS, () => {
       t.after(() => redis.del(`curio:rl:${key}`))
       await createRedisRateLimitStore(redis).hit(key, SIGNIN, START)
       assert.equal(await redis.exists(`curio:rl:${key}`), 1)
+    })
+  })
+
+  describe('REDIS_KEY_PREFIX', () => {
+    test('a process keys its windows <REDIS_KEY_PREFIX>rl:…, and a deployment with another prefix counts apart', async (t) => {
+      const [mine, theirs] = [uniquePrefix(t), uniquePrefix(t)]
+      const clock = createManualClock(START)
+      const limiterOf = (prefix: string) =>
+        createRateLimiterFor(
+          loadConfig({ REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix }),
+          clock,
+          createLogger('silent'),
+        )
+      const [a, b] = [await limiterOf(mine), await limiterOf(theirs)]
+      t.after(async () => {
+        await a.close()
+        await b.close()
+      })
+      for (let n = 0; n < SIGNIN.limit; n++) await a.check('ip:signin', SIGNIN)
+      assert.equal((await a.check('ip:signin', SIGNIN)).success, false)
+      assert.deepEqual(a.health(), { backend: 'redis' })
+      assert.deepEqual(await redis.keys(`${mine}*`), [`${mine}rl:ip:signin`])
+      assert.equal((await b.check('ip:signin', SIGNIN)).remaining, SIGNIN.limit - 1)
+      assert.deepEqual(await redis.keys(`${theirs}*`), [`${theirs}rl:ip:signin`])
     })
   })
 
