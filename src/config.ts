@@ -462,6 +462,20 @@ const definitions = {
       max: 500,
     },
   ),
+  databaseConnectTimeoutMs: integer(
+    'DATABASE_CONNECT_TIMEOUT_MS',
+    'Database',
+    3000,
+    'on a Postgres server, the longest a request waits for a connection (a free one of the pool, or a new one); then it answers 503 `DATABASE_UNAVAILABLE`',
+    { min: 100, max: 600_000 },
+  ),
+  databaseQueryTimeoutMs: integer(
+    'DATABASE_QUERY_TIMEOUT_MS',
+    'Database',
+    4000,
+    'on a Postgres server, the longest a statement waits for its answer, measured by Curio (it holds when the network drops packets, where a server-side `statement_timeout` never fires); then the request answers 503 `DATABASE_UNAVAILABLE` and the connection is closed. Migrations are not bounded',
+    { min: 100, max: 3_600_000 },
+  ),
 
   jwtSecret: jwtSecret(
     'JWT_SECRET',

@@ -150,7 +150,11 @@ export async function startServices(
     for (const service of services) await migrateService(databases[service])
     for (const service of services) {
       const database = databases[service]
-      const jobs = createJobs({ database, log: log.child({ service, module: 'jobs' }) })
+      const jobs = createJobs({
+        database,
+        log: log.child({ service, module: 'jobs' }),
+        timeouts: { connectTimeoutMs: config.databaseConnectTimeoutMs, queryTimeoutMs: config.databaseQueryTimeoutMs },
+      })
       if (service === 'platform') {
         const { app } = await buildPlatformApp({ config, database, clock, log, jobs, rateLimiter })
         started.push({ service, app, jobs, port: config.platformPort })

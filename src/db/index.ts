@@ -10,6 +10,9 @@ import type { Logger } from 'pino'
 import type { Config } from '../config.ts'
 import { acquireDirectoryLock, type DirectoryLock } from './lock.ts'
 import { openPglite } from './pglite.ts'
+import { createPool, DatabasePool, drizzleOnPool } from './postgres.ts'
+
+export { createPool } from './postgres.ts'
 
 export type ServiceName = 'platform' | 'directory'
 export const SERVICES: readonly ServiceName[] = ['platform', 'directory']
@@ -43,7 +46,9 @@ export interface Databases {
 export function serviceDatabase(service: ServiceName, source: DatabaseSource): ServiceDatabase {
   const db = (source.kind === 'pglite'
     ? drizzlePglite(source.pglite)
-    : drizzlePg(source.pool)) as unknown as Db
+    : source.pool instanceof DatabasePool
+      ? drizzleOnPool(source.pool)
+      : drizzlePg(source.pool)) as unknown as Db
   return {
     service,
     db,
@@ -52,13 +57,6 @@ export function serviceDatabase(service: ServiceName, source: DatabaseSource): S
       await db.execute(sql`select 1`)
     },
   }
-}
-
-export function createPool(url: string, max: number, log: Pick<Logger, 'warn'>): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max, application_name: 'curio' })
-  // An idle client's error (a server restart) must not crash the process; the next query reconnects.
-  pool.on('error', (error) => log.warn({ err: error }, 'idle database connection failed'))
-  return pool
 }
 
 export interface OpenOptions {
@@ -80,7 +78,10 @@ export async function openDatabases(config: Config, options: OpenOptions): Promi
     if (url) {
       let pool = pools.get(url)
       if (!pool) {
-        pool = createPool(url, config.databasePoolSize, options.log)
+        pool = createPool(url, config.databasePoolSize, options.log, {
+          connectTimeoutMs: config.databaseConnectTimeoutMs,
+          queryTimeoutMs: config.databaseQueryTimeoutMs,
+        })
         pools.set(url, pool)
       }
       return { kind: 'postgres', pool, url }

@@ -1,5 +1,6 @@
 import type { Clock } from '../lib/clock.ts'
-import { cacheHits, cacheMisses } from '../lib/metrics.ts'
+import { cacheHits, cacheMisses, cacheStaleAnswers } from '../lib/metrics.ts'
+import { databaseUnavailable } from './errors.ts'
 import type { Notifications } from './notifications.ts'
 
 /** What one notification makes stale: every entry, one entry, or nothing of this cache's. */
@@ -28,7 +29,9 @@ export interface InvalidatedCacheOptions<V> {
  * expires: every write notifies `channel` when it commits (in its transaction, or by a trigger), each
  * instance drops what the message names, and the writing instance drops it at once (`clear`/`delete`)
  * so it reads its own writes. While the notification connection is down (or before `listen`), nothing
- * is served from or stored in the cache: a message could be missed.
+ * is served from or stored in the cache: a message could be missed. Then, and for entries past their TTL,
+ * the last value stays at hand for one case only: when loading it again fails because the database cannot
+ * be reached, the last value is answered rather than an error (an outage keeps the public reads up).
  */
 export interface InvalidatedCache<V> {
   /** The cached value of `key`, or `load`'s; concurrent misses of one key share one load. */
@@ -54,22 +57,28 @@ export function createInvalidatedCache<V>(options: InvalidatedCacheOptions<V>): 
   const { channel, clock, maxEntries = 1000, ttlMs, keep, invalidates = () => 'all' as const } = options
   const hits = cacheHits.labels({ cache: options.name })
   const misses = cacheMisses.labels({ cache: options.name })
+  const staleAnswers = cacheStaleAnswers.labels({ cache: options.name })
   const entries = new Map<string, Entry<V>>()
+  /** Values no longer trusted, but not known to be wrong: answered only while the database is unreachable. */
+  const lastKnown = new Map<string, V>()
   const loading = new Map<string, { generation: number; value: Promise<V> }>()
   // Bumped by every invalidation: a load that started before one must not store what it read.
   let generation = 0
   let enabled = false
 
+  // An invalidation says the value is wrong: it is not kept as the last known one.
   function clear() {
     generation++
     entries.clear()
     loading.clear()
+    lastKnown.clear()
   }
 
   function remove(key: string) {
     generation++
     entries.delete(key)
     loading.delete(key)
+    lastKnown.delete(key)
   }
 
   function fresh(key: string): Entry<V> | undefined {
@@ -78,12 +87,29 @@ export function createInvalidatedCache<V>(options: InvalidatedCacheOptions<V>): 
     if (!entry) return undefined
     if (ttlMs !== undefined && clock.nowMs() - entry.at >= ttlMs) {
       entries.delete(key)
+      keepLastKnown(key, entry.value)
       return undefined
     }
     return entry
   }
 
+  function keepLastKnown(key: string, value: V) {
+    if (!lastKnown.has(key) && lastKnown.size >= maxEntries) lastKnown.delete(lastKnown.keys().next().value!)
+    lastKnown.set(key, value)
+  }
+
+  /** `load`, or the last known value of `key` when the database cannot be reached to load it. */
+  function loadOrLastKnown(key: string, load: () => Promise<V>): Promise<V> {
+    return load().catch((error: unknown) => {
+      const last = lastKnown.get(key)
+      if (last === undefined || databaseUnavailable(error) === undefined) throw error
+      staleAnswers.inc()
+      return last
+    })
+  }
+
   function store(key: string, value: V, at: number) {
+    lastKnown.delete(key)
     // Oldest first out: a Map iterates in insertion order.
     if (!entries.has(key) && entries.size >= maxEntries) entries.delete(entries.keys().next().value!)
     entries.set(key, { value, at })
@@ -107,7 +133,7 @@ export function createInvalidatedCache<V>(options: InvalidatedCacheOptions<V>): 
       const pending = loading.get(key)
       if (pending && pending.generation === started) return pending.value
       const at = clock.nowMs()
-      const value = load()
+      const value = loadOrLastKnown(key, load)
       loading.set(key, { generation: started, value })
       value.then(
         (result) => {
@@ -138,11 +164,14 @@ export function createInvalidatedCache<V>(options: InvalidatedCacheOptions<V>): 
           onLost: () => {
             lost = true
             enabled = false
+            const last = [...entries]
             clear()
+            for (const [key, entry] of last) keepLastKnown(key, entry.value)
           },
           onReconnect: () => {
             lost = false
             clear()
+            lastKnown.clear()
             enabled = true
           },
         },

@@ -50,10 +50,26 @@ function call(log: Logger, channel: string, run: () => void) {
 
 const quoted = (channel: string) => `"${channel.replaceAll('"', '')}"`
 
-export function createNotifications(source: DatabaseSource, log: Logger): Notifications {
+/**
+ * How the listening connection on a server finds out it is cut off when nothing tells it (a network that
+ * drops packets): a statement every `intervalMs` that must answer within `timeoutMs`, and a connect that
+ * must succeed within `timeoutMs`.
+ */
+export interface HeartbeatOptions {
+  intervalMs: number
+  timeoutMs: number
+}
+
+const HEARTBEAT: HeartbeatOptions = { intervalMs: 5000, timeoutMs: 3000 }
+
+export function createNotifications(
+  source: DatabaseSource,
+  log: Logger,
+  heartbeat: HeartbeatOptions = HEARTBEAT,
+): Notifications {
   return source.kind === 'pglite'
     ? embeddedNotifications(source.pglite, log)
-    : serverNotifications(source.url, log)
+    : serverNotifications(source.url, log, heartbeat)
 }
 
 function embeddedNotifications(
@@ -81,7 +97,7 @@ function embeddedNotifications(
   }
 }
 
-function serverNotifications(url: string, log: Logger): Notifications {
+function serverNotifications(url: string, log: Logger, heartbeat: HeartbeatOptions): Notifications {
   const channels = new Map<string, Set<Handler>>()
   let client: pg.Client | undefined
   // The channels the current connection LISTENs to.
@@ -95,7 +111,12 @@ function serverNotifications(url: string, log: Logger): Notifications {
     [...channels.entries()].flatMap(([channel, set]) => [...set].map((h) => ({ channel, h })))
 
   async function connect(isReconnect: boolean): Promise<void> {
-    const next = new pg.Client({ connectionString: url, application_name: 'curio-listen' })
+    const next = new pg.Client({
+      connectionString: url,
+      application_name: 'curio-listen',
+      connectionTimeoutMillis: heartbeat.timeoutMs,
+      keepAlive: true,
+    })
     next.on('notification', (message) => {
       const handlers = channels.get(message.channel)
       if (!handlers || message.payload === undefined) return
@@ -104,6 +125,7 @@ function serverNotifications(url: string, log: Logger): Notifications {
     })
     next.on('error', (error) => log.warn({ err: error }, 'notification connection failed'))
     next.on('end', () => {
+      clearTimeout(beat)
       if (closed || client !== next) return
       client = undefined
       log.warn('notification connection lost; caches that depend on it are off until it is back')
@@ -119,10 +141,31 @@ function serverNotifications(url: string, log: Logger): Notifications {
     listening = heard
     client = next
     attempt = 0
+    scheduleBeat(next)
     if (isReconnect) {
       log.info('notification connection restored')
       for (const { channel, h } of everyHandler()) if (h.onReconnect) call(log, channel, h.onReconnect)
     }
+  }
+
+  // A connection that stops answering is closed: its 'end' then says the caches are off and reconnects.
+  let beat: NodeJS.Timeout | undefined
+  function scheduleBeat(target: pg.Client) {
+    beat = setTimeout(() => {
+      if (closed || client !== target) return
+      const cutOff = setTimeout(() => {
+        log.warn(`notification connection did not answer within ${heartbeat.timeoutMs} ms; reconnecting`)
+        ;(target as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy()
+      }, heartbeat.timeoutMs)
+      target.query('select 1').then(
+        () => {
+          clearTimeout(cutOff)
+          scheduleBeat(target)
+        },
+        () => clearTimeout(cutOff),
+      )
+    }, heartbeat.intervalMs)
+    beat.unref()
   }
 
   function scheduleReconnect() {
@@ -172,6 +215,7 @@ function serverNotifications(url: string, log: Logger): Notifications {
     },
     async close() {
       closed = true
+      clearTimeout(beat)
       const current = client
       client = undefined
       await current

@@ -1,4 +1,5 @@
 import type { FastifyError } from 'fastify'
+import { DatabaseUnavailableError, databaseUnavailable } from '../db/errors.ts'
 import { type ErrorCode, HttpError, InputError } from '../lib/errors.ts'
 
 /** An error reduced to what may be shown to a client. */
@@ -7,6 +8,8 @@ export interface PublicError {
   code: ErrorCode
   message: string
   details?: unknown
+  /** Headers the answer carries (a 503's `Retry-After`). */
+  headers?: Readonly<Record<string, string>>
 }
 
 interface ValidationIssue {

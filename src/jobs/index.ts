@@ -1,8 +1,9 @@
 import { sql } from 'drizzle-orm'
-import pg from 'pg'
 import { type Db as BossDb, fromDrizzle, fromPglite, type Job, PgBoss } from 'pg-boss'
 import type { Logger } from 'pino'
 import type { DbOrTx, ServiceDatabase } from '../db/index.ts'
+import { failureLogger } from '../db/outage-log.ts'
+import { createPool, type DatabasePool, type PoolTimeouts } from '../db/postgres.ts'
 import { jobsTotal, watchQueues } from '../lib/metrics.ts'
 
 export interface JobDefinition<T extends object = object> {
@@ -59,6 +60,8 @@ export interface Jobs {
 export interface JobsDeps {
   database: ServiceDatabase
   log: Logger
+  /** On a Postgres server, the queue's waits for a connection and a statement (unbounded statements if unset). */
+  timeouts?: PoolTimeouts
   /** How often idle workers look for work; tests use short intervals. */
   pollingIntervalSeconds?: number
 }
@@ -85,7 +88,7 @@ export async function sendMany<T extends object>(
 const drizzleDb = (tx: DbOrTx) => fromDrizzle(tx as unknown as Parameters<typeof fromDrizzle>[0], sql)
 
 /** The service's durable job queue: pg-boss in the service's own `<service>_jobs` schema. */
-export function createJobs({ database, log, pollingIntervalSeconds = 2 }: JobsDeps): Jobs {
+export function createJobs({ database, log, timeouts, pollingIntervalSeconds = 2 }: JobsDeps): Jobs {
   const schema = `${database.service}_jobs`
   const boss =
     database.source.kind === 'pglite'
@@ -95,8 +98,17 @@ export function createJobs({ database, log, pollingIntervalSeconds = 2 }: JobsDe
           schema,
           max: 4,
           application_name: `curio-${schema}`,
+          ...(timeouts ? { connectionTimeoutMillis: timeouts.connectTimeoutMs } : {}),
+          // pg-boss hands its options to its pg pool: node-postgres' own statement timeout (a timed-out
+          // statement fails, and pg-boss's pool.query then drops its connection) and TCP keepalive.
+          ...({
+            keepAlive: true,
+            ...(timeouts?.queryTimeoutMs ? { query_timeout: timeouts.queryTimeoutMs } : {}),
+          } as object),
         })
-  boss.on('error', (error) => log.error({ err: error }, 'job queue error'))
+  // While the database is away every poll of every queue fails alike: said once per interval, not per poll.
+  const failed = failureLogger(log)
+  boss.on('error', (error) => failed(error, {}, 'job queue error'))
 
   const definitions = new Map<string, JobDefinition>()
   const batchWorkers: BatchWorker[] = []
@@ -106,17 +118,14 @@ export function createJobs({ database, log, pollingIntervalSeconds = 2 }: JobsDe
    * ms of the server for 25,000 ready jobs, 0.3 ms in order) when the job table's statistics predate the
    * burst that filled it, which is when it matters.
    */
-  let fetchPool: pg.Pool | undefined
+  let fetchPool: DatabasePool | undefined
   const fetchDb = (): BossDb | undefined => {
     if (database.source.kind !== 'postgres') return undefined
     if (!fetchPool) {
-      fetchPool = new pg.Pool({
-        connectionString: database.source.url,
-        max: 1,
+      fetchPool = createPool(database.source.url, 1, log, timeouts, {
         application_name: `curio-${schema}-fetch`,
         options: '-c enable_bitmapscan=off',
       })
-      fetchPool.on('error', (error) => log.warn({ err: error }, 'job fetch connection failed'))
     }
     const pool = fetchPool
     return { executeSql: (text, values) => pool.query(text, values) }
@@ -160,6 +169,7 @@ export function createJobs({ database, log, pollingIntervalSeconds = 2 }: JobsDe
                 definition.pollingIntervalSeconds ?? Infinity,
               ),
               log,
+              failed,
               fetchDb: fetchDb(),
               outcomes: outcomesOf(database.service, definition.name),
             }),
@@ -249,6 +259,8 @@ function startBatchWorker(
     batchSize: number
     pollingIntervalSeconds: number
     log: Logger
+    /** Logs a failed fetch or settle (an outage once per interval). */
+    failed: ReturnType<typeof failureLogger>
     /** Where to fetch (pg-boss's own connections when undefined). */
     fetchDb: BossDb | undefined
     outcomes: ReturnType<typeof outcomesOf>
@@ -278,9 +290,7 @@ function startBatchWorker(
 
   const settle = (write: () => Promise<unknown>) => {
     if (stopped) return
-    const tracked = write().catch((error: unknown) =>
-      log.error({ err: error, job: name }, 'job settling failed'),
-    )
+    const tracked = write().catch((error: unknown) => options.failed(error, { job: name }, 'job settling failed'))
     settling.add(tracked)
     tracked.finally(() => settling.delete(tracked))
   }
@@ -329,7 +339,7 @@ function startBatchWorker(
           ...(options.fetchDb ? { db: options.fetchDb } : {}),
         })
       } catch (error) {
-        log.error({ err: error, job: name }, 'job fetch failed')
+        options.failed(error, { job: name }, 'job fetch failed')
       }
       for (const job of fetched) run(job)
       // Fewer than asked for: the queue is drained for now (or the fetch failed).

@@ -28,6 +28,10 @@ export const ERROR_CODES = {
   CONFLICT: [409, 'The change conflicts with the resource’s current state.'],
   INTERNAL_ERROR: [500, 'Something failed on the server; the request id finds it in the logs.'],
   SERVICE_UNAVAILABLE: [503, 'The instance is shutting down or not ready.'],
+  DATABASE_UNAVAILABLE: [
+    503,
+    'The database cannot be reached or did not answer in time; `Retry-After` says when to try again.',
+  ],
 
   // Platform: accounts, tokens and API keys.
   INVALID_CREDENTIALS: [401, 'Email or password is wrong.'],

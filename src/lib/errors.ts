@@ -10,12 +10,21 @@ export class HttpError extends Error {
   readonly status: number
   readonly code: ErrorCode
   readonly details: unknown
-  constructor(status: number, code: ErrorCode, message: string, details?: unknown) {
+  /** Headers the answer carries besides the body (a 503's `Retry-After`). */
+  readonly headers: Readonly<Record<string, string>> | undefined
+  constructor(
+    status: number,
+    code: ErrorCode,
+    message: string,
+    details?: unknown,
+    headers?: Record<string, string>,
+  ) {
     super(message)
     this.name = 'HttpError'
     this.status = status
     this.code = code
     this.details = details
+    this.headers = headers
   }
 }
 

@@ -61,6 +61,13 @@ export const cacheMisses = new Counter({
   registers,
 })
 
+export const cacheStaleAnswers = new Counter({
+  name: 'curio_cache_stale_answers_total',
+  help: 'Reads a per-instance cache answered with its last known value because the database could not be reached, by cache',
+  labelNames: ['cache'] as const,
+  registers,
+})
+
 /** What a node-postgres pool says of its connections. */
 export interface PoolFigures {
   totalCount: number

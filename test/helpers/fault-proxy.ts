@@ -1,0 +1,130 @@
+import { once } from 'node:events'
+import { createConnection, createServer, type Server, type Socket } from 'node:net'
+
+/**
+ * A TCP proxy of the tests' own, between the app and a server (Postgres, Redis), that fails the link the
+ * ways a network and a server do:
+ * - `refuse()`: the server is down: every open connection is reset and new ones are refused (ECONNREFUSED);
+ * - `reset()`: every open connection is reset at once (mid-statement, mid-transaction); new ones pass;
+ * - `blackhole()`: packets are held, nothing is refused or answered, on open and new connections alike;
+ * - `restore()`: the link works again; connections held by a blackhole are reset, as a link that comes
+ *   back after its peers gave up on each other does.
+ */
+export interface FaultProxy {
+  /** `url` with its host and port replaced by the proxy's. */
+  readonly url: string
+  readonly port: number
+  readonly mode: 'pass' | 'refuse' | 'blackhole'
+  /** Connections made through the proxy so far. */
+  readonly connections: number
+  refuse(): Promise<void>
+  reset(): void
+  blackhole(): void
+  restore(): Promise<void>
+  close(): Promise<void>
+}
+
+interface Link {
+  client: Socket
+  upstream: Socket
+}
+
+const cut = (socket: Socket) => {
+  if (!socket.destroyed) socket.resetAndDestroy()
+}
+
+/** A proxy on 127.0.0.1 (a free port) to the host and port of `targetUrl`. */
+export async function startFaultProxy(targetUrl: string): Promise<FaultProxy> {
+  const target = new URL(targetUrl)
+  const targetPort = Number(target.port || (target.protocol.startsWith('redis') ? 6379 : 5432))
+  const targetHost = target.hostname.replace(/^\[|\]$/g, '')
+  const links = new Set<Link>()
+  let mode: FaultProxy['mode'] = 'pass'
+  let connections = 0
+
+  const onConnection = (client: Socket) => {
+    connections++
+    client.on('error', () => {})
+    const upstream = createConnection({ host: targetHost, port: targetPort })
+    upstream.on('error', () => cut(client))
+    client.on('error', () => cut(upstream))
+    const link = { client, upstream }
+    links.add(link)
+    const forget = () => links.delete(link)
+    client.on('close', () => {
+      forget()
+      cut(upstream)
+    })
+    upstream.on('close', () => {
+      forget()
+      if (!client.destroyed) client.destroy()
+    })
+    if (mode === 'blackhole') client.pause()
+    else join(link)
+  }
+
+  const join = ({ client, upstream }: Link) => {
+    client.pipe(upstream)
+    upstream.pipe(client)
+    client.resume()
+  }
+
+  const hold = ({ client, upstream }: Link) => {
+    client.unpipe(upstream)
+    upstream.unpipe(client)
+    client.pause()
+    upstream.pause()
+  }
+
+  let server: Server = createServer(onConnection)
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const port = (server.address() as { port: number }).port
+
+  const resetAll = () => {
+    for (const { client, upstream } of [...links]) {
+      cut(client)
+      cut(upstream)
+    }
+    links.clear()
+  }
+
+  const url = new URL(targetUrl)
+  url.hostname = '127.0.0.1'
+  url.port = String(port)
+
+  return {
+    url: url.toString(),
+    port,
+    get mode() {
+      return mode
+    },
+    get connections() {
+      return connections
+    },
+    async refuse() {
+      mode = 'refuse'
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+      resetAll()
+      await closed
+    },
+    reset: resetAll,
+    blackhole() {
+      mode = 'blackhole'
+      for (const link of links) hold(link)
+    },
+    async restore() {
+      if (mode === 'blackhole') resetAll()
+      if (mode === 'refuse') {
+        server = createServer(onConnection)
+        server.listen(port, '127.0.0.1')
+        await once(server, 'listening')
+      }
+      mode = 'pass'
+    },
+    async close() {
+      resetAll()
+      if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()))
+    },
+  }
+}
