@@ -19,7 +19,14 @@ import type { TrustProxy } from '../config.ts'
 import { VERSION } from '../lib/version.ts'
 import { type AccessRules, accessHook, allowedMethods, type RouteEntry } from './access.ts'
 import { type CorsSettings, corsPolicy, registerCors } from './cors.ts'
-import { addEdgeKeywords, withEdgeRules } from './edge-values.ts'
+import {
+  addEdgeKeywords,
+  MAX_JSON_DEPTH,
+  nestsDeeperThan,
+  someText,
+  tooDeep,
+  withEdgeRules,
+} from './edge-values.ts'
 import { clientErrorAnswer, fieldLocator, type PublicError, toPublicError } from './errors.ts'
 import { type AppMetrics, installMetricHooks, metricsRoute } from './metrics.ts'
 import { LazyRequestLogger } from './request-logger.ts'
@@ -220,6 +227,7 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
     if (body === '' && (!req.routeOptions.schema?.body || req.routeOptions.config.optionalBody)) {
       return done(null, undefined)
     }
+    if (nestsDeeperThan(body as string, MAX_JSON_DEPTH)) return done(tooDeep(), undefined)
     // JSON may escape a lone surrogate (`"\udc00"`), which is not Unicode: Postgres refuses it in jsonb and
     // text would store it mangled, so such a body is as invalid as broken JSON. Only bodies with escapes pay.
     if (!(body as string).includes('\\u')) return parseJson(req, body as string, done)
@@ -408,11 +416,4 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
 }
 
 /** Whether every string in a parsed JSON value, keys included, is well-formed Unicode. */
-function wellFormed(value: unknown): boolean {
-  if (typeof value === 'string') return value.isWellFormed()
-  if (Array.isArray(value)) return value.every(wellFormed)
-  if (value !== null && typeof value === 'object') {
-    return Object.entries(value).every(([key, entry]) => key.isWellFormed() && wellFormed(entry))
-  }
-  return true
-}
+const wellFormed = (value: unknown) => !someText(value, (text) => !text.isWellFormed())

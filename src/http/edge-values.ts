@@ -1,5 +1,6 @@
 import type { Ajv } from 'ajv'
 import { DATE_FILTER_PATTERN } from '../lib/dates.ts'
+import { HttpError } from '../lib/errors.ts'
 
 /**
  * Values the database cannot hold are refused at the edge, by one rule each for every schema a route
@@ -9,6 +10,8 @@ import { DATE_FILTER_PATTERN } from '../lib/dates.ts'
  *   `1e400` and `2147483648` never pass);
  * - a date or date-time names a real day (not 2026-02-30) from year 1 to 9999, the years the database and
  *   ISO 8601 share.
+ * A JSON body nests at most MAX_JSON_DEPTH levels, and the checks here walk values without recursion, so
+ * no depth of input can exhaust the call stack.
  */
 
 export const INT4_MIN = -2147483648
@@ -20,14 +23,75 @@ const REAL_DATE = 'realDate'
 
 type Schema = Record<string, unknown>
 
-function hasNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\u0000')
-  if (Array.isArray(value)) return value.some(hasNul)
-  if (value !== null && typeof value === 'object') {
-    return Object.entries(value).some(([key, item]) => key.includes('\u0000') || hasNul(item))
+/**
+ * The deepest a JSON body may nest arrays and objects (the body itself is level 1). The deepest payload
+ * this API takes is a navigation menu, under 10 levels; free-form JSON (plugin metadata) gets the rest.
+ * A deeper body is refused before it is parsed, so nothing after (validation, the database's jsonb,
+ * the serializer) meets it.
+ */
+export const MAX_JSON_DEPTH = 64
+
+/** The 400 of a body nested deeper than MAX_JSON_DEPTH. */
+export const tooDeep = () =>
+  new HttpError(
+    400,
+    'JSON_TOO_DEEP',
+    `The body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`,
+  )
+
+const QUOTE = 0x22
+const BACKSLASH = 0x5c
+const OPEN_BRACKET = 0x5b
+const CLOSE_BRACKET = 0x5d
+const OPEN_BRACE = 0x7b
+const CLOSE_BRACE = 0x7d
+
+/**
+ * Whether JSON text nests arrays and objects deeper than `limit`: one pass over the text, brackets inside
+ * strings skipped. A body too short to hold that many brackets is not read.
+ */
+export function nestsDeeperThan(text: string, limit: number): boolean {
+  if (text.length <= 2 * limit) return false
+  let depth = 0
+  for (let at = 0; at < text.length; at++) {
+    const char = text.charCodeAt(at)
+    if (char === QUOTE) {
+      for (at++; at < text.length; at++) {
+        const inside = text.charCodeAt(at)
+        if (inside === BACKSLASH) at++
+        else if (inside === QUOTE) break
+      }
+    } else if (char === OPEN_BRACKET || char === OPEN_BRACE) {
+      if (++depth > limit) return true
+    } else if (char === CLOSE_BRACKET || char === CLOSE_BRACE) depth--
   }
   return false
 }
+
+/**
+ * Whether any text in a JSON value, object keys included, passes `test`. Iterative (an explicit stack), so
+ * a value of any depth is walked without exhausting the call stack.
+ */
+export function someText(value: unknown, test: (text: string) => boolean): boolean {
+  const pending: unknown[] = [value]
+  while (pending.length > 0) {
+    const next = pending.pop()
+    if (typeof next === 'string') {
+      if (test(next)) return true
+    } else if (Array.isArray(next)) {
+      for (const item of next) pending.push(item)
+    } else if (next !== null && typeof next === 'object') {
+      for (const key of Object.keys(next)) {
+        if (test(key)) return true
+        pending.push((next as Record<string, unknown>)[key])
+      }
+    }
+  }
+  return false
+}
+
+const containsNul = (text: string) => text.includes('\u0000')
+const hasNul = (value: unknown) => someText(value, containsNul)
 
 // `2026-11-01`, `2026-11-01T10:00`, `2026-11-01T10:00:00.5+01:00`: the forms a date filter or a date-time takes.
 const DATE_PARTS =

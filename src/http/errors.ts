@@ -96,69 +96,153 @@ function messageOf(issue: ValidationIssue): string {
   }
 }
 
+type FieldDetail = { field: string; message: string }
+
 /**
- * ajv's issues reduced to one message per field: a failed union (`anyOf`) says what each branch wanted
- * (`must be one of "a", "b"`, `must be a string or null`) instead of one line per branch.
+ * ajv's issues by the field they concern, in the order ajv found them: every issue of the first `keep`
+ * fields, and the names of the fields after them. A 1 MB body can hold half a million issues, so those
+ * fields are only named (once for a run of issues of the same field, as ajv reports them), never grouped.
  */
-export function validationDetails(
+function issuesByField(
   context: string | undefined,
   issues: readonly ValidationIssue[],
-): { field: string; message: string }[] {
+  keep = Number.POSITIVE_INFINITY,
+): { byField: Map<string, ValidationIssue[]>; fields: string[] } {
   const byField = new Map<string, ValidationIssue[]>()
+  const after: string[] = []
   for (const issue of issues) {
     const field = fieldOf(context, issue)
     const list = byField.get(field)
     if (list) list.push(issue)
-    else byField.set(field, [issue])
+    else if (byField.size < keep) byField.set(field, [issue])
+    else if (after.at(-1) !== field) after.push(field)
   }
-  const details: { field: string; message: string }[] = []
-  for (const [field, fieldIssues] of byField) {
-    const concrete = fieldIssues.filter((issue) => issue.keyword !== 'anyOf' && issue.keyword !== 'oneOf')
-    if (concrete.length === 0) {
-      details.push({ field, message: 'does not match any allowed form' })
-      continue
-    }
-    const union = concrete.length < fieldIssues.length
-    const constants = concrete
-      .filter((issue) => issue.keyword === 'const')
-      .map((issue) => issue.params.allowedValue)
-    const enums = concrete
-      .filter((issue) => issue.keyword === 'enum')
-      .flatMap((issue) => issue.params.allowedValues as unknown[])
-    const types = concrete.filter((issue) => issue.keyword === 'type').flatMap((issue) => issue.params.type)
-    const messages: string[] = []
-    if (union && (constants.length > 0 || enums.length > 0)) {
-      messages.push(`must be one of ${listed([...new Set([...constants, ...enums])])}`)
-    }
-    if (union && types.length > 0) messages.push(`must be ${typeWords([...new Set(types)])}`)
-    for (const issue of concrete) {
-      if (union && ['const', 'enum', 'type'].includes(issue.keyword)) continue
-      messages.push(messageOf(issue))
-    }
-    details.push({ field, message: [...new Set(messages)].join('; ') })
-  }
-  return details
+  return { byField, fields: [...byField.keys(), ...after] }
 }
 
-/** The top message of a 400: the one failing field, or how many fail and which. */
-function summary(details: readonly { field: string; message: string }[]): string {
-  if (details.length === 0) return 'Invalid request'
-  if (details.length === 1) return `${details[0]!.field} ${details[0]!.message}`
-  const fields = details.map((detail) => detail.field)
-  return `${details.length} fields are invalid: ${fields.join(', ')}`
+/**
+ * One field's issues in one message: a failed union (`anyOf`) says what each branch wanted
+ * (`must be one of "a", "b"`, `must be a string or null`) instead of one line per branch.
+ */
+function fieldMessage(fieldIssues: readonly ValidationIssue[]): string {
+  const concrete = fieldIssues.filter((issue) => issue.keyword !== 'anyOf' && issue.keyword !== 'oneOf')
+  if (concrete.length === 0) return 'does not match any allowed form'
+  const union = concrete.length < fieldIssues.length
+  const constants = concrete
+    .filter((issue) => issue.keyword === 'const')
+    .map((issue) => issue.params.allowedValue)
+  const enums = concrete
+    .filter((issue) => issue.keyword === 'enum')
+    .flatMap((issue) => issue.params.allowedValues as unknown[])
+  const types = concrete.filter((issue) => issue.keyword === 'type').flatMap((issue) => issue.params.type)
+  const messages: string[] = []
+  if (union && (constants.length > 0 || enums.length > 0)) {
+    messages.push(`must be one of ${listed([...new Set([...constants, ...enums])])}`)
+  }
+  if (union && types.length > 0) messages.push(`must be ${typeWords([...new Set(types)])}`)
+  for (const issue of concrete) {
+    if (union && ['const', 'enum', 'type'].includes(issue.keyword)) continue
+    messages.push(messageOf(issue))
+  }
+  return [...new Set(messages)].join('; ')
+}
+
+/** ajv's issues reduced to one message per field. */
+export function validationDetails(
+  context: string | undefined,
+  issues: readonly ValidationIssue[],
+): FieldDetail[] {
+  return [...issuesByField(context, issues).byField].map(([field, fieldIssues]) => ({
+    field,
+    message: fieldMessage(fieldIssues),
+  }))
+}
+
+/** The most entries `details` of a 400 holds: past it, the last entry counts the fields not listed. */
+export const MAX_LISTED_FIELDS = 20
+/** How much of a field's name an error repeats: a name can echo an object key of any length. */
+export const MAX_FIELD_LENGTH = 120
+/**
+ * How much of one message an error repeats: the longest this API writes (an enum's allowed values) is
+ * under 700 characters; a service's message can quote input.
+ */
+export const MAX_MESSAGE_LENGTH = 1000
+/** The characters the listed fields and messages take together, so that a 400 stays a few KB. */
+const LISTED_CHARACTERS = 3000
+
+const clip = (text: string, length: number) => (text.length > length ? `${text.slice(0, length - 1)}…` : text)
+const counted = (count: number) => count.toLocaleString('en-US')
+
+/**
+ * What fields have in common: their parent path (`body.ids` for `body.ids.20` and `body.ids.21`), else
+ * the first one's location (`body`).
+ */
+function parentOf(fields: readonly string[]): string {
+  const first = fields[0]!
+  let prefix = first.slice(0, first.lastIndexOf('.') + 1)
+  for (const field of fields) {
+    while (prefix !== '' && !field.startsWith(prefix)) {
+      prefix = prefix.slice(0, prefix.lastIndexOf('.', prefix.length - 2) + 1)
+    }
+    if (prefix === '') break
+  }
+  return prefix === '' ? first.split('.', 1)[0]! : prefix.slice(0, -1)
+}
+
+/**
+ * A 400's message and details for the failing `fields` (each one's detail made only if shown). Details:
+ * each field's name and message cut to a bounded length, at most MAX_LISTED_FIELDS entries and
+ * LISTED_CHARACTERS characters; when some are left out, the last entry names where they are and how many
+ * (`{field: 'body.ids', message: 'holds 19,982 more invalid fields, not listed'}`). The message: the
+ * service's own (`given`), else the one field's issue, else how many fail, those listed, and how many more.
+ */
+function invalidFields(
+  fields: readonly string[],
+  detailOf: (index: number) => FieldDetail,
+  given?: string,
+): { message: string; details: FieldDetail[] } {
+  const listed: FieldDetail[] = []
+  let characters = 0
+  for (let index = 0; index < fields.length && listed.length < MAX_LISTED_FIELDS; index++) {
+    const detail = detailOf(index)
+    const entry = {
+      field: clip(detail.field, MAX_FIELD_LENGTH),
+      message: clip(detail.message, MAX_MESSAGE_LENGTH),
+    }
+    // As written in the answer: a control character in a key takes six.
+    characters += JSON.stringify(entry.field).length + JSON.stringify(entry.message).length
+    if (listed.length > 0 && characters > LISTED_CHARACTERS) break
+    listed.push(entry)
+  }
+  // Room for the entry that counts the rest.
+  if (listed.length === MAX_LISTED_FIELDS && fields.length > MAX_LISTED_FIELDS) listed.pop()
+  const details = [...listed]
+  const rest = fields.length - listed.length
+  if (rest > 0) {
+    details.push({
+      field: clip(parentOf(fields.slice(listed.length)), MAX_FIELD_LENGTH),
+      message: `holds ${counted(rest)} more invalid field${rest === 1 ? '' : 's'}, not listed`,
+    })
+  }
+  if (given !== undefined) return { message: clip(given, MAX_MESSAGE_LENGTH), details }
+  if (fields.length === 0) return { message: 'Invalid request', details }
+  if (fields.length === 1) return { message: `${listed[0]!.field} ${listed[0]!.message}`, details }
+  const named = listed.map((detail) => detail.field).join(', ')
+  const message = `${counted(fields.length)} fields are invalid: ${named}${rest > 0 ? ` and ${counted(rest)} more` : ''}`
+  return { message, details }
 }
 
 /** `body.email`, `query.limit`: the failing field as a client names it. */
 function fieldOf(context: string | undefined, issue: ValidationIssue): string {
-  const path = issue.instancePath
-    .split('/')
-    .filter(Boolean)
-    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
-  if (issue.keyword === 'required' && typeof issue.params.missingProperty === 'string') {
-    path.push(issue.params.missingProperty)
-  }
   const where = context === 'querystring' ? 'query' : (context ?? 'body')
-  return [where, ...path].join('.')
+  // A JSON pointer (`/ids/3`), its `~1` and `~0` escaping `/` and `~`; one replacement each, as a 400 can
+  // hold an issue per item of a large array.
+  let field = where + issue.instancePath.replaceAll('/', '.')
+  if (field.includes('~')) field = field.replaceAll('~1', '/').replaceAll('~0', '~')
+  if (issue.keyword === 'required' && typeof issue.params.missingProperty === 'string') {
+    field += `.${issue.params.missingProperty}`
+  }
+  return field
 }
 
 // Fastify's own client errors, with messages that name no internals.
@@ -262,9 +346,12 @@ export function toPublicError(
   locate: FieldLocator = unlocated,
 ): PublicError {
   if (error instanceof InputError) {
-    const details = error.issues.map((issue) => ({ field: locate(issue.field), message: issue.message }))
-    const first = details[0]
-    const message = error.summary ?? (first ? `${first.field} ${first.message}` : error.message)
+    const fields = error.issues.map((issue) => locate(issue.field))
+    const { message, details } = invalidFields(
+      fields,
+      (index) => ({ field: fields[index]!, message: error.issues[index]!.message }),
+      error.summary,
+    )
     return { status: 400, code: error.code, message, details }
   }
   if (error instanceof HttpError) {
@@ -274,8 +361,16 @@ export function toPublicError(
     return { status: 500, code: 'INTERNAL_ERROR', message: 'Internal server error' }
   const fastifyError = error as FastifyError & { validation?: ValidationIssue[]; validationContext?: string }
   if (Array.isArray(fastifyError.validation)) {
-    const details = validationDetails(fastifyError.validationContext, fastifyError.validation)
-    return { status: 400, code: 'VALIDATION_ERROR', message: summary(details), details }
+    const { byField, fields } = issuesByField(
+      fastifyError.validationContext,
+      fastifyError.validation,
+      MAX_LISTED_FIELDS,
+    )
+    const { message, details } = invalidFields(fields, (index) => ({
+      field: fields[index]!,
+      message: fieldMessage(byField.get(fields[index]!)!),
+    }))
+    return { status: 400, code: 'VALIDATION_ERROR', message, details }
   }
   const known = fastifyError.code ? FASTIFY_CLIENT_ERRORS[fastifyError.code] : undefined
   if (known) return known(fastifyError)

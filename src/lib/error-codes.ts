@@ -7,6 +7,7 @@ export const ERROR_CODES = {
   // Shared by every route.
   VALIDATION_ERROR: [400, 'A field of params, query or body is invalid; `details` names each one.'],
   INVALID_JSON: [400, 'The body is not valid JSON (or is empty where a body is required).'],
+  JSON_TOO_DEEP: [400, 'The JSON body nests arrays and objects more than 64 levels deep.'],
   BAD_REQUEST: [
     400,
     'The request cannot be read (bad URL encoding, a bad header, a malformed request line).',

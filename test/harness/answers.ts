@@ -80,6 +80,9 @@ export const directoryErrorShape: ErrorShape = (body) => {
 /** How much of a request an error may quote: a long path or value is cut, never repeated whole. */
 const QUOTE_MAX = 200
 
+/** The most an error answer may weigh, whatever was sent: a few KB (a 400 lists a bounded number of fields). */
+const ERROR_MAX_CHARACTERS = 8 * 1024
+
 const decoded = (text: string) => {
   try {
     return decodeURIComponent(text)
@@ -160,6 +163,9 @@ export function problemsOf(request: FuzzRequest, answer: Answer, rules: AnswerRu
     if (!prescribed) problems.push(`answered ${answer.status}`)
   }
   if (!success) {
+    if (answer.body.length > ERROR_MAX_CHARACTERS) {
+      problems.push(`the error answer is ${answer.body.length} characters long`)
+    }
     if (!json) problems.push(`the error is ${type || 'untyped'}, not JSON`)
     else if (!json.ok) problems.push('the error body is not valid JSON')
     else {

@@ -6,13 +6,31 @@ import {
   type PlatformHarness,
   startDirectory,
   startPlatform,
+  uniqueEmail,
 } from '../helpers/apps.ts'
 
 let platform: PlatformHarness
 let directory: DirectoryHarness
+let accessToken: string
+let apiKey: string
+let sessionToken: string
 
 before(async () => {
   ;[platform, directory] = await Promise.all([startPlatform(), startDirectory()])
+  const registered = await platform.app.inject({
+    method: 'POST',
+    url: '/api/auth/register',
+    payload: { email: uniqueEmail('strict'), password: 'a good password' },
+  })
+  accessToken = registered.json().accessToken
+  const key = await platform.app.inject({
+    method: 'POST',
+    url: '/api/auth/api-keys',
+    headers: { authorization: `Bearer ${accessToken}` },
+    payload: { name: 'strict parsing' },
+  })
+  apiKey = key.json().key
+  sessionToken = (await directory.adminCookie()).split('=')[1]!
 })
 after(() => Promise.all([platform.close(), directory.close()]))
 
@@ -51,4 +69,82 @@ describe('credentials with NUL and broken encodings are unknown credentials (401
       )
     })
   }
+})
+
+// One form only: `Bearer <token>`, the scheme in any case, one space, one token, nothing after it.
+describe('the Authorization header is read strictly', () => {
+  const malformed = (token: string) => [
+    `Bearer ${token} extra`,
+    `Bearer ${token} ${token}`,
+    `Bearer  ${token}`,
+    `Bearer ${token} `,
+    ` Bearer ${token}`,
+    `Bearer\t${token}`,
+    `Bearer:${token}`,
+    `Bearer ${token},`,
+    `Bearer${token}`,
+    'Bearer',
+    'Bearer ',
+    `Basic ${token}`,
+    `Token ${token}`,
+    token,
+    '',
+  ]
+
+  it('an access token: the exact form (any case of the scheme) is 200, every other form 401', async () => {
+    for (const authorization of [`Bearer ${accessToken}`, `bearer ${accessToken}`, `BEARER ${accessToken}`]) {
+      const res = await platform.app.inject({ url: '/api/auth/me', headers: { authorization } })
+      assert.equal(res.statusCode, 200, `${authorization}: ${res.body}`)
+    }
+    for (const authorization of malformed(accessToken)) {
+      const res = await platform.app.inject({ url: '/api/auth/me', headers: { authorization } })
+      assert.equal(res.statusCode, 401, `${JSON.stringify(authorization)}: ${res.body}`)
+      const body = res.json()
+      assert.equal(body.statusCode, 401)
+      assert.equal(body.code, 'UNAUTHORIZED')
+      assert.match(body.message, /Bearer <access token>/)
+    }
+  })
+
+  it('an API key sent as a Bearer token: the exact form is 200, every other form 401', async () => {
+    const exact = await platform.app.inject({
+      url: '/api/works',
+      headers: { authorization: `Bearer ${apiKey}` },
+    })
+    assert.equal(exact.statusCode, 200, exact.body)
+    for (const authorization of malformed(apiKey)) {
+      const res = await platform.app.inject({ url: '/api/works', headers: { authorization } })
+      assert.equal(res.statusCode, 401, `${JSON.stringify(authorization)}: ${res.body}`)
+    }
+    // The x-api-key header takes the key alone.
+    for (const key of [`${apiKey} extra`, ` ${apiKey}`, `Bearer ${apiKey}`, `${apiKey}x`]) {
+      const res = await platform.app.inject({ url: '/api/works', headers: { 'x-api-key': key } })
+      assert.equal(res.statusCode, 401, `${JSON.stringify(key)}: ${res.body}`)
+      assert.equal(res.json().code, 'INVALID_API_KEY')
+    }
+  })
+
+  it('directory: only a session cookie of the token’s exact form is a session', async () => {
+    const exact = await directory.app.inject({
+      url: '/api/admin/roles',
+      headers: { cookie: `curio_session=${sessionToken}` },
+    })
+    assert.equal(exact.statusCode, 200, exact.body)
+    for (const value of [
+      `${sessionToken} extra`,
+      `${sessionToken}x`,
+      `"${sessionToken}" x`,
+      sessionToken.slice(0, -1),
+      `${sessionToken}%00`,
+      `${sessionToken}%20x`,
+      'x'.repeat(4000),
+    ]) {
+      const res = await directory.app.inject({
+        url: '/api/admin/roles',
+        headers: { cookie: `curio_session=${value}` },
+      })
+      assert.equal(res.statusCode, 401, `${JSON.stringify(value)}: ${res.body}`)
+      assert.deepEqual(Object.keys(res.json()).sort(), ['code', 'error', 'success'])
+    }
+  })
 })

@@ -2,6 +2,8 @@ import fc from 'fast-check'
 import type { Operation, Parameter, Schema } from './openapi.ts'
 import {
   BAD_ENCODINGS,
+  nestedArrays,
+  nestedObjects,
   ODD_DATES,
   ODD_JSON,
   ODD_NUMBER_TEXT,
@@ -224,9 +226,26 @@ const ODD_BODIES: readonly BodyChange[] = [
     said: 'constructor.prototype key',
   },
   {
-    body: { raw: `${'['.repeat(5000)}${']'.repeat(5000)}` },
+    body: { raw: nestedArrays(5000) },
     headers: { 'content-type': 'application/json' },
     said: 'JSON nested 5000 deep',
+  },
+  {
+    body: { raw: nestedObjects(100_000) },
+    headers: { 'content-type': 'application/json' },
+    said: 'objects nested 100,000 deep',
+  },
+  {
+    body: { raw: `{"name":${nestedArrays(10_000)},"email":${nestedObjects(10_000)}}` },
+    headers: { 'content-type': 'application/json' },
+    said: 'fields nested 10,000 deep',
+  },
+  {
+    body: {
+      raw: `{${Array.from({ length: 5000 }, (_, index) => `"k${index}":${nestedArrays(3)}`).join(',')}}`,
+    },
+    headers: { 'content-type': 'application/json' },
+    said: '5000 unknown keys',
   },
   {
     body: { raw: JSON.stringify({ padding: 'p'.repeat(1_100_000) }) },
@@ -308,13 +327,13 @@ const valueChange: fc.Arbitrary<ValueChange> = fc.oneof(
   },
   {
     weight: 1,
-    arbitrary: fc.constantFrom('unexpected', '__proto__', 'constructor').map(
+    arbitrary: fc.constantFrom('unexpected', '__proto__', 'constructor', 'k'.repeat(10_000)).map(
       (key): ValueChange =>
         (value) => [
           value !== null && typeof value === 'object' && !Array.isArray(value)
             ? { ...(value as object), [key]: { polluted: true } }
             : value,
-          `body.${key} added`,
+          `body.${cut(key, 40)} added`,
         ],
     ),
   },

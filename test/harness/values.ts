@@ -117,6 +117,28 @@ export class Real {
   }
 }
 
+/** Arrays nested `levels` deep, as JSON text. */
+export const nestedArrays = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`
+/** Objects nested `levels` deep, as JSON text. */
+export const nestedObjects = (levels: number) => `${'{"a":'.repeat(levels)}null${'}'.repeat(levels)}`
+
+/**
+ * Values of a size or shape that broke services before, built once: nesting just past the body parser's
+ * bound and far past any call stack, arrays of thousands of items (wrong-typed for most fields, each a
+ * failing field), and keys of any length or with control characters.
+ */
+export const ODD_SHAPES: readonly unknown[] = [
+  new RawJson(nestedArrays(65)),
+  new RawJson(nestedArrays(10_000)),
+  new RawJson(nestedObjects(10_000)),
+  new RawJson(`[${Array(5000).fill('1').join(',')}]`),
+  new RawJson(`[${Array(5000).fill('{}').join(',')}]`),
+  new RawJson(`[${Array(2000).fill('"x"').join(',')}]`),
+  { ['k'.repeat(10_000)]: { deeper: [1] } },
+  { ['\u0001\u0002\u001b'.repeat(1000)]: 'control characters in a key' },
+  Object.fromEntries(Array.from({ length: 2000 }, (_, index) => [`key${index}`, [index]])),
+]
+
 /** JSON values of every type, for a field that expects another. */
 export const ODD_JSON: fc.Arbitrary<unknown> = fc.oneof(
   fc.constantFrom<unknown>(0, -1, 1.5, 1e20, 2147483648, -2147483649, true, false, null, [], {}, [1, 'a'], {
@@ -128,6 +150,7 @@ export const ODD_JSON: fc.Arbitrary<unknown> = fc.oneof(
   fc.constantFrom(...ODD_TEXT),
   fc.constantFrom(...ODD_DATES),
   fc.string({ maxLength: 20 }),
+  fc.constantFrom(...ODD_SHAPES),
 )
 
 const isoDate = fc

@@ -2,7 +2,15 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import AjvModule from 'ajv'
 import { Type } from 'typebox'
-import { addEdgeKeywords, INT4_MAX, isRealDate, withEdgeRules } from '../../src/http/edge-values.ts'
+import {
+  addEdgeKeywords,
+  INT4_MAX,
+  isRealDate,
+  MAX_JSON_DEPTH,
+  nestsDeeperThan,
+  someText,
+  withEdgeRules,
+} from '../../src/http/edge-values.ts'
 import { DateFilter } from '../../src/http/schemas.ts'
 
 const Ajv = AjvModule as unknown as typeof AjvModule.default
@@ -93,5 +101,48 @@ describe('edge values', () => {
     assert.equal(JSON.stringify(Body), before)
     assert.deepEqual(Object.keys(ruled.properties), ['name', 'tags', 'expiresAt', 'count', 'extra'])
     assert.equal(withEdgeRules(Body), ruled, 'one copy per schema')
+  })
+
+  it('the value walker reaches text 100,000 levels down without exhausting the stack', () => {
+    const depth = 100_000
+    let arrays: unknown = ['a\u0000b']
+    let objects: unknown = { 'key\u0000': 1 }
+    for (let level = 1; level < depth; level++) {
+      arrays = [arrays]
+      objects = { next: objects }
+    }
+    assert.equal(
+      someText(arrays, (text) => text.includes('\u0000')),
+      true,
+    )
+    assert.equal(
+      someText(objects, (text) => text.includes('\u0000')),
+      true,
+      'keys are text too',
+    )
+    assert.equal(
+      someText(objects, (text) => text === 'absent'),
+      false,
+    )
+    assert.deepEqual(body({ name: 'x', extra: arrays }), ['/extra must not contain the NUL character'])
+  })
+
+  it('nesting is measured on the JSON text, in one pass, at any depth', () => {
+    const nested = (levels: number, inner = '1') => `${'['.repeat(levels)}${inner}${']'.repeat(levels)}`
+    const objects = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`
+    assert.equal(nestsDeeperThan(nested(MAX_JSON_DEPTH), MAX_JSON_DEPTH), false)
+    assert.equal(nestsDeeperThan(nested(MAX_JSON_DEPTH + 1), MAX_JSON_DEPTH), true)
+    assert.equal(nestsDeeperThan(objects(MAX_JSON_DEPTH + 1), MAX_JSON_DEPTH), true)
+    assert.equal(nestsDeeperThan(nested(100_000), MAX_JSON_DEPTH), true)
+    assert.equal(nestsDeeperThan(objects(100_000), MAX_JSON_DEPTH), true)
+    // Brackets inside strings, escaped quotes included, are text, not nesting.
+    const text = JSON.stringify({ a: `"\\${'['.repeat(1000)}`, b: '{'.repeat(1000) })
+    assert.equal(nestsDeeperThan(text, MAX_JSON_DEPTH), false)
+    assert.equal(
+      nestsDeeperThan(`[${JSON.stringify('"]]]')}, ${nested(MAX_JSON_DEPTH)}]`, MAX_JSON_DEPTH),
+      true,
+    )
+    // Siblings do not add up: a wide body is not a deep one.
+    assert.equal(nestsDeeperThan(`[${Array(10_000).fill('[[1]]').join(',')}]`, MAX_JSON_DEPTH), false)
   })
 })

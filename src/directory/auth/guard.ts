@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import { forbidden, unauthorized } from '../../lib/errors.ts'
-import { SESSION_COOKIE, type SessionService, type Viewer } from './sessions.ts'
+import { isSessionToken, SESSION_COOKIE, type SessionService, type Viewer } from './sessions.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -27,7 +27,7 @@ export function createDirectoryGuards(sessions: SessionService): DirectoryGuards
 
   async function viewerOf(req: FastifyRequest): Promise<Viewer | null> {
     const token = req.cookies[SESSION_COOKIE]
-    if (!token) {
+    if (!isSessionToken(token)) {
       req.viewer = null
       return null
     }

@@ -10,6 +10,14 @@ import { sessions } from './tables.ts'
 
 export const SESSION_COOKIE = 'curio_session'
 
+const SESSION_TOKEN_BYTES = 32
+/** A session token as `create` makes it: random bytes in base64url, unpadded. */
+const SESSION_TOKEN = new RegExp(`^[A-Za-z0-9_-]{${Math.ceil((SESSION_TOKEN_BYTES * 4) / 3)}}$`)
+
+/** Whether a cookie value has the form of a session token; any other value is no session, unlooked-up. */
+export const isSessionToken = (value: string | undefined): value is string =>
+  value !== undefined && SESSION_TOKEN.test(value)
+
 /** The signed-in user behind a session cookie. */
 export interface Viewer {
   sessionId: string
@@ -63,7 +71,7 @@ export function createSessionService({ db, clock, ttlDays }: { db: Db; clock: Cl
       userId: string,
       meta: SessionMeta,
     ): Promise<{ token: string; expiresAt: Date }> {
-      const token = randomToken(32)
+      const token = randomToken(SESSION_TOKEN_BYTES)
       const now = clock.now()
       const expiresAt = new Date(now.getTime() + ttlDays * DAY_MS)
       await executor.insert(sessions).values({

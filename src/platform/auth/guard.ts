@@ -18,11 +18,16 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * `Bearer <token>` exactly: the scheme in any case, one space, one token of RFC 6750's characters, nothing
+ * after it. Any other form presents no usable credential (401).
+ */
+const BEARER = /^bearer ([A-Za-z0-9\-._~+/]+=*)$/i
+
+/** The token of a strict `Authorization: Bearer <token>` header, or undefined. */
 export function bearerToken(req: FastifyRequest): string | undefined {
   const header = req.headers.authorization
-  if (!header) return undefined
-  const [scheme, value] = header.split(' ', 2)
-  return scheme?.toLowerCase() === 'bearer' && value ? value.trim() : undefined
+  return header ? BEARER.exec(header)?.[1] : undefined
 }
 
 /**
@@ -40,7 +45,13 @@ export type AuthGuard = (req: FastifyRequest) => Promise<void>
 
 async function jwtAuth(req: FastifyRequest, accessTokens: AccessTokens): Promise<AuthContext> {
   const token = bearerToken(req)
-  if (!token) throw unauthorized('Authentication required: send Authorization: Bearer <access token>')
+  if (!token) {
+    throw unauthorized(
+      req.headers.authorization === undefined
+        ? 'Authentication required: send Authorization: Bearer <access token>'
+        : 'The Authorization header is not in the form Bearer <access token>',
+    )
+  }
   const claims = await accessTokens.verify(token)
   if (!claims) throw unauthorized('Invalid or expired access token', 'INVALID_TOKEN')
   return { userId: claims.userId, method: 'jwt' }
