@@ -18,6 +18,31 @@ const USAGE = `Usage: npm run cli -- <command>   (npm start = npm run cli -- sta
 Settings are environment variables; a .env file in the working folder is read first (variables
 already set win). See the README's configuration table.`
 
+/** How long an exiting process waits for stdout to take its last log lines. */
+const LOG_FLUSH_MS = 500
+
+/**
+ * The process's last resort, for an error nothing else handled. Every fault Curio expects has a handler of
+ * its own (each database connection, the job queue, Redis, the notification connection, stdout, client
+ * sockets), so an error that gets here is a bug whose effect on the process's state is unknown: it is
+ * logged with its cause and the process exits 1, for its supervisor (or the cluster's primary) to start a
+ * clean one, rather than serve on in a state nobody can vouch for.
+ */
+function installLastResort(
+  log: { fatal(object: object, message: string): void },
+  flush: (timeoutMs: number) => Promise<void>,
+) {
+  let exiting = false
+  const fatal = (what: string) => (error: unknown) => {
+    if (exiting) return
+    exiting = true
+    log.fatal({ err: error }, `${what}: exiting so that a clean process takes over`)
+    void flush(LOG_FLUSH_MS).finally(() => process.exit(1))
+  }
+  process.on('uncaughtException', fatal('uncaught exception'))
+  process.on('unhandledRejection', fatal('unhandled promise rejection'))
+}
+
 /** A wrong command line: the usage on stderr, exit 2. */
 class UsageError extends Error {}
 
@@ -110,9 +135,17 @@ async function start(args: string[]) {
     checkClusterable(config, services)
     const cluster = (await import('node:cluster')).default
     if (cluster.isPrimary) {
-      const { createLogger, ensureAdmin, ensureLocalAdmin, migrateAll, openDatabases, systemClock } =
-        await loadServices()
+      const {
+        createLogger,
+        ensureAdmin,
+        ensureLocalAdmin,
+        flushLogs,
+        migrateAll,
+        openDatabases,
+        systemClock,
+      } = await loadServices()
       const log = createLogger(config.logLevel, undefined, config.logFormat).child({ role: 'primary' })
+      installLastResort(log, flushLogs)
       return runPrimary({
         config,
         log,
@@ -142,39 +175,50 @@ async function start(args: string[]) {
 
 /** Runs the services in this process: the only one, or one worker of several. */
 async function startProcess(config: Config, services: readonly ServiceName[]) {
-  const { createLogger, startServices, systemClock } = await loadServices()
+  const { createLogger, flushLogs, startServices, systemClock } = await loadServices()
   const worker = config.workers > 1
   const log = createLogger(config.logLevel, undefined, config.logFormat)
 
+  installLastResort(log, flushLogs)
   // Signal handlers go in before anything is started or printed: whoever reads the banner may signal
   // at once, and a signal during start-up must still stop cleanly rather than kill the process.
   let runtime: Runtime | undefined
   let stopping = false
-  const shutdown = (signal: string) => {
-    if (stopping) return
-    stopping = true
-    log.info({ signal }, 'shutting down')
-    if (!runtime) return // start() finishes, then stops.
-    // Past the grace period, in-flight work is abandoned rather than holding the process.
-    setTimeout(() => {
-      log.warn('shutdown grace period over; exiting')
-      process.exit(0)
-    }, config.shutdownTimeoutMs + 1000).unref()
-    runtime.stop().then(
-      () => process.exit(0),
+  const exit = (code: number) => {
+    void flushLogs(LOG_FLUSH_MS).finally(() => process.exit(code))
+  }
+  const stop = (running: Runtime) =>
+    running.stop().then(
+      () => exit(0),
       (error: unknown) => {
         log.error({ err: error }, 'error while shutting down')
-        process.exit(0)
+        exit(0)
       },
     )
+  const shutdown = (signal: string) => {
+    if (stopping) {
+      log.warn({ signal }, 'second signal while shutting down; exiting now')
+      exit(1)
+      return
+    }
+    stopping = true
+    log.info({ signal, deadlineMs: config.shutdownTimeoutMs }, 'shutting down')
+    // The deadline holds whatever is still pending: requests, job attempts, a database that does not answer.
+    setTimeout(() => {
+      log.warn(
+        { deadlineMs: config.shutdownTimeoutMs },
+        'shutdown deadline passed; exiting with work pending',
+      )
+      exit(0)
+    }, config.shutdownTimeoutMs)
+    if (runtime) void stop(runtime) // otherwise start-up finishes, then stops.
   }
   process.on('SIGTERM', () => shutdown('SIGTERM'))
   process.on('SIGINT', () => shutdown('SIGINT'))
 
   runtime = await startServices(config, services, log, systemClock)
   if (stopping) {
-    stopping = false
-    shutdown('start-up interrupted')
+    void stop(runtime)
     return
   }
   if (worker) {

@@ -50,6 +50,9 @@ export class ListenError extends Error {
   }
 }
 
+/** What a shutdown keeps of SHUTDOWN_TIMEOUT_MS for closing connections after the job attempts. */
+const SHUTDOWN_CLOSE_MS = 1500
+
 const PORT_SETTINGS: Record<ServiceName, string> = { platform: 'PLATFORM_PORT', directory: 'DIRECTORY_PORT' }
 
 /** The listen failures an operator fixes with a setting, as a ListenError; anything else as it is. */
@@ -141,7 +144,9 @@ export async function startServices(
   const stop = async () => {
     await metricsServer?.close()
     await Promise.allSettled(started.map(({ app }) => app.close()))
-    await Promise.allSettled(started.map(({ jobs }) => jobs.stop(config.shutdownTimeoutMs)))
+    // Job attempts get the shutdown's time but the last part, which closing the connections needs.
+    const jobsMs = Math.max(1000, config.shutdownTimeoutMs - SHUTDOWN_CLOSE_MS)
+    await Promise.allSettled(started.map(({ jobs }) => jobs.stop(jobsMs)))
     await rateLimiter.close()
     await databases.close()
   }
@@ -153,7 +158,10 @@ export async function startServices(
       const jobs = createJobs({
         database,
         log: log.child({ service, module: 'jobs' }),
-        timeouts: { connectTimeoutMs: config.databaseConnectTimeoutMs, queryTimeoutMs: config.databaseQueryTimeoutMs },
+        timeouts: {
+          connectTimeoutMs: config.databaseConnectTimeoutMs,
+          queryTimeoutMs: config.databaseQueryTimeoutMs,
+        },
       })
       if (service === 'platform') {
         const { app } = await buildPlatformApp({ config, database, clock, log, jobs, rateLimiter })

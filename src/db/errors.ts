@@ -118,7 +118,10 @@ export function databaseUnavailable(error: unknown): string | undefined {
       cause?: unknown
     }
     if (typeof code === 'string') {
-      const reason = SOCKET_FAILURES[code] ?? SERVER_FAILURES[code] ?? (code.startsWith('08') ? 'connection failure' : undefined)
+      const reason =
+        SOCKET_FAILURES[code] ??
+        SERVER_FAILURES[code] ??
+        (code.startsWith('08') ? 'connection failure' : undefined)
       if (reason) return reason
     }
     if (typeof message === 'string') {

@@ -155,7 +155,9 @@ function serverNotifications(url: string, log: Logger, heartbeat: HeartbeatOptio
       if (closed || client !== target) return
       const cutOff = setTimeout(() => {
         log.warn(`notification connection did not answer within ${heartbeat.timeoutMs} ms; reconnecting`)
-        ;(target as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy()
+        ;(
+          target as unknown as { connection?: { stream?: { destroy(): void } } }
+        ).connection?.stream?.destroy()
       }, heartbeat.timeoutMs)
       target.query('select 1').then(
         () => {

@@ -11,7 +11,10 @@ const OUTAGE_LOG_INTERVAL_MS = 30_000
  */
 export function failureLogger(
   log: Pick<Logger, 'error' | 'warn'>,
-  { intervalMs = OUTAGE_LOG_INTERVAL_MS, nowMs = Date.now }: { intervalMs?: number; nowMs?: () => number } = {},
+  {
+    intervalMs = OUTAGE_LOG_INTERVAL_MS,
+    nowMs = Date.now,
+  }: { intervalMs?: number; nowMs?: () => number } = {},
 ) {
   let lastAt = Number.NEGATIVE_INFINITY
   let unsaid = 0

@@ -77,7 +77,9 @@ export class DatabasePool extends pg.Pool {
         const reason = `no answer within ${timeoutMs} ms`
         this.lost.set(client, reason)
         reject(new DatabaseUnavailableError(reason))
-        ;(client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy()
+        ;(
+          client as unknown as { connection?: { stream?: { destroy(): void } } }
+        ).connection?.stream?.destroy()
       }, timeoutMs)
       statement.then(
         (result) => {
@@ -169,7 +171,11 @@ class PoolSession extends NodePgSession<Record<string, never>, never> {
     const pool = this.#pool
     const client = await pool.acquire()
     const onClient: Queryable = { query: (query, values) => pool.run(client, query, values) }
-    const session = new NodePgSession(onClient as unknown as pg.PoolClient, this.#dialect, undefined) as Session
+    const session = new NodePgSession(
+      onClient as unknown as pg.PoolClient,
+      this.#dialect,
+      undefined,
+    ) as Session
     const tx = new NodePgTransaction<Record<string, never>, never>(this.#dialect, session, undefined)
     let failure: unknown
     try {

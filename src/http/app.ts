@@ -16,6 +16,7 @@ import Fastify, {
 } from 'fastify'
 import type { Logger } from 'pino'
 import type { TrustProxy } from '../config.ts'
+import { databaseUnavailable } from '../db/errors.ts'
 import { VERSION } from '../lib/version.ts'
 import { type AccessRules, accessHook, allowedMethods, type RouteEntry } from './access.ts'
 import { type CorsSettings, corsPolicy, registerCors } from './cors.ts'
@@ -277,9 +278,16 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
     const publicError = toPublicError(error, fieldLocator(req.routeOptions.schema))
     if (req.raw.destroyed && (error as { code?: string }).code === 'ECONNRESET') {
       req.log.info({ method: req.method, url: req.url }, 'client closed the connection mid-request')
+    } else if (publicError.code === 'DATABASE_UNAVAILABLE') {
+      // An outage fails every request the same way: one line each, without the stack.
+      req.log.warn(
+        { method: req.method, url: req.url, reason: databaseUnavailable(error) },
+        'database unavailable',
+      )
     } else if (publicError.status >= 500) {
       req.log.error({ err: error, method: req.method, url: req.url }, 'request failed')
     } else req.log.debug({ err: error }, 'request refused')
+    if (publicError.headers) reply.headers(publicError.headers)
     return reply.code(publicError.status).type('application/json').send(options.renderError(publicError))
   })
   // A known path with another method is 405 with `Allow`; an unknown one 404, naming method and path (cut
@@ -392,16 +400,23 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
       },
     },
     async (req, reply) => {
-      const checks = {} as Record<keyof ReadinessChecks, ReadinessCheck>
-      for (const [name, check] of Object.entries(options.readiness) as [
+      const named = Object.entries(options.readiness) as [
         keyof ReadinessChecks,
         () => Promise<ReadinessCheck>,
-      ][]) {
-        checks[name] = await check().catch((error: unknown) => {
-          req.log.warn({ err: error, check: name }, 'readiness check failed')
-          return { status: 'unavailable' as const }
-        })
-      }
+      ][]
+      const results = await Promise.all(
+        named.map(([name, check]) =>
+          withinReadinessTimeout(check()).catch((error: unknown): ReadinessCheck => {
+            const reason = error instanceof ReadinessTimeout ? error.message : databaseUnavailable(error)
+            req.log.warn({ check: name, reason, ...(reason ? {} : { err: error }) }, 'readiness check failed')
+            return { status: 'unavailable', detail: reason ?? 'check failed' }
+          }),
+        ),
+      )
+      const checks = Object.fromEntries(named.map(([name], i) => [name, results[i]!])) as Record<
+        keyof ReadinessChecks,
+        ReadinessCheck
+      >
       const states = Object.values(checks).map((check) => check.status)
       const status = states.includes('unavailable')
         ? 'unavailable'
@@ -413,6 +428,23 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
   )
 
   return app
+}
+
+/** How long /readyz waits for each check (all run at once): a load balancer must hear within a second. */
+export const READINESS_TIMEOUT_MS = 1000
+
+class ReadinessTimeout extends Error {}
+
+/** A check's answer, or a failure once READINESS_TIMEOUT_MS has passed without one. */
+function withinReadinessTimeout(check: Promise<ReadinessCheck>): Promise<ReadinessCheck> {
+  let timer: NodeJS.Timeout | undefined
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new ReadinessTimeout(`no answer within ${READINESS_TIMEOUT_MS} ms`)),
+      READINESS_TIMEOUT_MS,
+    )
+  })
+  return Promise.race([check, deadline]).finally(() => clearTimeout(timer))
 }
 
 /** Whether every string in a parsed JSON value, keys included, is well-formed Unicode. */

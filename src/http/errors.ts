@@ -355,7 +355,18 @@ export function toPublicError(
     return { status: 400, code: error.code, message, details }
   }
   if (error instanceof HttpError) {
-    return { status: error.status, code: error.code, message: error.message, details: error.details }
+    return {
+      status: error.status,
+      code: error.code,
+      message: error.message,
+      details: error.details,
+      ...(error.headers ? { headers: error.headers } : {}),
+    }
+  }
+  // Drizzle wraps the driver's error: a lost database is a 503 wherever the request was.
+  if (databaseUnavailable(error) !== undefined) {
+    const { status, code, message, headers } = new DatabaseUnavailableError('')
+    return { status, code, message, ...(headers ? { headers } : {}) }
   }
   if (!(error instanceof Error))
     return { status: 500, code: 'INTERNAL_ERROR', message: 'Internal server error' }

@@ -290,7 +290,9 @@ function startBatchWorker(
 
   const settle = (write: () => Promise<unknown>) => {
     if (stopped) return
-    const tracked = write().catch((error: unknown) => options.failed(error, { job: name }, 'job settling failed'))
+    const tracked = write().catch((error: unknown) =>
+      options.failed(error, { job: name }, 'job settling failed'),
+    )
     settling.add(tracked)
     tracked.finally(() => settling.delete(tracked))
   }

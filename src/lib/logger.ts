@@ -1,6 +1,7 @@
 import { DrizzleQueryError } from 'drizzle-orm/errors'
 import pino, { type Logger } from 'pino'
-import { PinoPretty } from 'pino-pretty'
+import { prettyFactory } from 'pino-pretty'
+import { type LogDestination, streamDestination } from './log-destination.ts'
 
 /** Never written to a log line, wherever they appear in a logged object. */
 export const REDACTED_PATHS = [
@@ -147,10 +148,24 @@ export function serializeError(value: unknown): unknown {
 /** One JSON object per line, or readable lines for a person at a terminal. */
 export type LogFormat = 'json' | 'pretty'
 
+let stdout: LogDestination | undefined
+
+/** The process's stdout as a log destination that never blocks (see streamDestination). */
+function stdoutDestination(): LogDestination {
+  stdout ??= streamDestination(process.stdout)
+  return stdout
+}
+
+/** Waits up to `timeoutMs` for stdout to take the log lines it still holds (before the process exits). */
+export async function flushLogs(timeoutMs: number): Promise<void> {
+  await stdout?.flush(timeoutMs)
+}
+
 /**
  * A logger writing to stdout (or `destination`), secrets redacted. `format` defaults to readable lines
- * (pino-pretty, in this process) when it writes to a terminal, and JSON lines otherwise; redaction and the
- * error serializer apply before either.
+ * (pino-pretty's formatting, in this process) when it writes to a terminal, and JSON lines otherwise;
+ * redaction and the error serializer apply before either. Stdout is never waited on: lines it cannot
+ * take are dropped and counted.
  */
 export function createLogger(
   level: string,
@@ -162,13 +177,12 @@ export function createLogger(
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     serializers: { err: serializeError },
   }
-  if (format === 'json') return pino(options, destination)
-  const pretty = PinoPretty({
-    destination: destination ?? 1,
-    sync: true,
+  const target = destination ?? stdoutDestination()
+  if (format === 'json') return pino(options, target)
+  const pretty = prettyFactory({
     colorize: destination === undefined && process.stdout.isTTY === true,
     translateTime: 'SYS:HH:MM:ss.l',
     ignore: 'pid,hostname',
   })
-  return pino(options, pretty)
+  return pino(options, { write: (line: string) => target.write(pretty(line)) })
 }

@@ -11,6 +11,12 @@ const registers = [metricsRegistry]
 
 export type ServiceLabel = 'platform' | 'directory'
 
+export const logLinesDropped = new Counter({
+  name: 'curio_log_lines_dropped_total',
+  help: 'Log lines dropped because stdout was not being read (its buffer full) or its reader was gone',
+  registers,
+})
+
 export const httpRequestDuration = new Histogram({
   name: 'curio_http_request_duration_seconds',
   help: 'Time from a request arriving to its answer being sent, by route pattern and status',
