@@ -26,8 +26,9 @@ interface Received {
   workId?: string
   delivery: string
   path: string
-  /** The client port of the connection it came on: which instance sent it (`ownerOf`). */
+  /** The client and server ports of the connection it came on: which instance sent it (`ownerOf`). */
   port: number
+  serverPort: number
   answered: boolean
   /** The connection closed before the answer: the sender died mid-attempt. */
   aborted: boolean
@@ -50,6 +51,7 @@ const receiver = createServer((req, res) => {
       delivery: String(req.headers['x-service-delivery']),
       path: req.url ?? '/',
       port: req.socket.remotePort ?? 0,
+      serverPort: req.socket.localPort ?? 0,
       answered: false,
       aborted: false,
       answer: () => {
@@ -206,6 +208,38 @@ async function metricOf(base: string, name: string, labels: Record<string, strin
     .split('\n')
     .filter((line) => line.startsWith(`${name}{`) && wanted.every((label) => line.includes(label)))
     .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0)
+}
+
+/**
+ * Each occurrence of a schedule that pg-boss's scheduler forwarded (in both job schemas) and the jobs it made.
+ * Every instance's scheduler sees every schedule; pg-boss files an occurrence as a job of its queue
+ * `__pgboss__send-it`, one per schedule and minute (`singleton_on` is the occurrence's minute), and the
+ * instance that takes that forward makes the scheduled job. A forward may be taken in the minute after its
+ * occurrence (a deployment's first passes forward an occurrence up to a minute old), so a job's own minute is
+ * not its occurrence's: each job counts for the last forward of its queue taken before it was made. A job made
+ * before any forward of its queue has no occurrence (`occurrence` null).
+ */
+async function scheduledOccurrences() {
+  const of = (schema: string) => `
+    select f.queue, to_char(f.singleton_on, 'YYYY-MM-DD HH24:MI') as occurrence, f.state::text as state,
+           (select count(*)::int from ${schema}.job j
+             where j.name = f.queue and j.created_on >= f.started_on
+               and (f.next_started_on is null or j.created_on < f.next_started_on)) as jobs
+      from (select data->>'name' as queue, singleton_on, state, started_on,
+                   lead(started_on) over (partition by data->>'name' order by started_on) as next_started_on
+              from ${schema}.job
+             where name = '__pgboss__send-it' and started_on is not null) f
+    union all
+    select j.name, null, null, count(*)::int
+      from ${schema}.job j
+     where j.name in (select name from ${schema}.schedule)
+       and not exists (select 1 from ${schema}.job f
+                        where f.name = '__pgboss__send-it' and f.data->>'name' = j.name
+                          and f.started_on <= j.created_on)
+     group by j.name`
+  return s.query<{ queue: string; occurrence: string | null; state: string | null; jobs: number }>(
+    `${of('directory_jobs')} union all ${of('platform_jobs')} order by 1, 2`,
+  )
 }
 
 describe(`the scale-out check: ${COUNT} instances behind HAProxy`, () => {
@@ -569,7 +603,7 @@ describe(`the scale-out check: ${COUNT} instances behind HAProxy`, () => {
     await until(held, (list) => list.length === works.length, 4000)
     const byInstance = new Map<string, number>()
     for (const entry of held()) {
-      const owner = s.ownerOf(entry.port)?.name
+      const owner = s.ownerOf(entry.port, entry.serverPort)?.name
       if (owner) byInstance.set(owner, (byInstance.get(owner) ?? 0) + 1)
     }
     const [victim, open] = [...byInstance].sort((a, b) => b[1] - a[1])[0] ?? ['', 0]
@@ -632,17 +666,6 @@ describe(`the scale-out check: ${COUNT} instances behind HAProxy`, () => {
   })
 
   it('scheduled jobs run once per schedule, not once per instance: a cleanup, the sponsor-ad expiry, the recovery passes', async () => {
-    // Every instance's scheduler sees every schedule; each job made of one, by queue and minute.
-    const perMinute = () =>
-      s.query<{ queue: string; minute: string; n: string }>(
-        `select name as queue, to_char(created_on, 'YYYY-MM-DD HH24:MI') as minute, count(*) as n
-           from (select name, created_on from directory_jobs.job
-                  where name in (select name from directory_jobs.schedule)
-                 union all
-                 select name, created_on from platform_jobs.job
-                  where name in (select name from platform_jobs.schedule)) scheduled
-          group by 1, 2 order by 1, 2`,
-      )
     const everyMinute = [
       'session-cleanup',
       'sponsor-ads-expire',
@@ -650,19 +673,42 @@ describe(`the scale-out check: ${COUNT} instances behind HAProxy`, () => {
       'deploy-verification-recovery',
     ]
     const ran = await until(
-      perMinute,
-      (rows) => everyMinute.every((queue) => rows.some((row) => row.queue === queue)),
+      scheduledOccurrences,
+      (rows) =>
+        everyMinute.every((queue) =>
+          rows.some((row) => row.queue === queue && row.state === 'completed' && row.jobs === 1),
+        ),
       90_000,
     )
     assert.deepEqual(
-      everyMinute.filter((queue) => !ran.some((row) => row.queue === queue)),
+      everyMinute.filter(
+        (queue) => !ran.some((row) => row.queue === queue && row.state === 'completed' && row.jobs === 1),
+      ),
       [],
-      'every every-minute schedule ran',
+      'every every-minute schedule made a job',
     )
     assert.deepEqual(
-      ran.filter((row) => Number(row.n) !== 1),
+      ran.filter((row) => row.occurrence === null),
       [],
-      'no schedule made more than one job in a minute',
+      'every job of a scheduled queue was made for an occurrence of its schedule',
+    )
+    const forwards = new Map<string, number>()
+    for (const { queue, occurrence } of ran) {
+      const key = `${queue} ${occurrence}`
+      if (occurrence !== null) forwards.set(key, (forwards.get(key) ?? 0) + 1)
+    }
+    assert.deepEqual(
+      [...forwards].filter(([, count]) => count !== 1),
+      [],
+      'each occurrence of a schedule was forwarded once',
+    )
+    // A forward still running (or cut by the SIGKILL) has made its job or not yet.
+    assert.deepEqual(
+      ran.filter(
+        (row) => row.occurrence !== null && (row.state === 'completed' ? row.jobs !== 1 : row.jobs > 1),
+      ),
+      [],
+      'each occurrence of a schedule made one job',
     )
   })
 })

@@ -5,12 +5,15 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { Redis } from 'ioredis'
 import pg from 'pg'
 
 /**
  * The scale-out check's machinery: N Curio instances (whole processes, `npm start`) on one Postgres
  * database and one Redis, behind HAProxy as `deploy/haproxy.cfg` configures it (round robin, no
- * stickiness, health checks on /readyz). Everything is local: 127.0.0.1 only.
+ * stickiness, health checks on /readyz). Everything is local: 127.0.0.1 only. The Redis database is the
+ * one TEST_REDIS_URL names, which other runs and other programs may share: the instances write under a
+ * REDIS_KEY_PREFIX of this run's own, and only keys under it are deleted.
  */
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
@@ -37,10 +40,11 @@ export interface ScaleOut {
   /** SIGKILL: the process is gone at once, mid-request and mid-job. */
   kill(name: string): Promise<void>
   /**
-   * The instance whose process holds the client end of a TCP connection on 127.0.0.1 with local port `port`
-   * (as a server sees it: `req.socket.remotePort`), found through Linux's /proc.
+   * The instance whose process holds the client end of a TCP connection on 127.0.0.1 from port `port` to
+   * port `serverPort` (as the server sees it: `req.socket.remotePort` and `req.socket.localPort`), found
+   * through Linux's /proc.
    */
-  ownerOf(port: number): Instance | undefined
+  ownerOf(port: number, serverPort: number): Instance | undefined
   /** A raw query on the shared database. */
   query<T extends pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<T[]>
   close(): Promise<void>
@@ -82,9 +86,15 @@ async function waitFor(
 
 const ready = (url: string) => async () => (await fetch(`${url}/readyz`)).status === 200
 
-/** The inodes of the TCP sockets whose local port is `port` (/proc/net/tcp: `address:PORT` in hex, inode 10th). */
-function socketInodes(port: number): Set<string> {
-  const suffix = `:${port.toString(16).toUpperCase().padStart(4, '0')}`
+/**
+ * The inodes of the TCP sockets from local port `port` to remote port `remotePort` (/proc/net/tcp: local and
+ * remote `address:PORT` in hex, 2nd and 3rd; inode 10th). Both ports, because Linux gives connections to
+ * different destinations the same local port: a process's connection to Postgres may share the port of
+ * another's connection to the server asking.
+ */
+function socketInodes(port: number, remotePort: number): Set<string> {
+  const hex = (value: number) => `:${value.toString(16).toUpperCase().padStart(4, '0')}`
+  const [local, remote] = [hex(port), hex(remotePort)]
   const inodes = new Set<string>()
   for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
     let text = ''
@@ -95,10 +105,27 @@ function socketInodes(port: number): Set<string> {
     }
     for (const line of text.split('\n').slice(1)) {
       const fields = line.trim().split(/\s+/)
-      if (fields[1]?.endsWith(suffix) && fields[9]) inodes.add(fields[9])
+      if (fields[1]?.endsWith(local) && fields[2]?.endsWith(remote) && fields[9] && fields[9] !== '0') {
+        inodes.add(fields[9])
+      }
     }
   }
   return inodes
+}
+
+/** Deletes the keys under `prefix` with SCAN and UNLINK, never the whole database: others may share it. */
+async function deleteRedisKeys(url: string, prefix: string): Promise<void> {
+  const redis = new Redis(url)
+  try {
+    let cursor = '0'
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000)
+      if (keys.length > 0) await redis.unlink(...keys)
+      cursor = next
+    } while (cursor !== '0')
+  } finally {
+    redis.disconnect()
+  }
 }
 
 /** How `deploy/haproxy.cfg` writes a value to fill in: `${NAME}`. */
@@ -121,7 +148,7 @@ function haproxyConfig(
 }
 
 /**
- * Starts the whole setup: a fresh database, a Redis database emptied for the run, `count` instances with
+ * Starts the whole setup: a fresh database, a Redis key prefix of the run's own, `count` instances with
  * `env` (settings of the check's own: short polls, fakes' URLs), and HAProxy in front.
  */
 export async function startScaleOut(count: number, env: Record<string, string> = {}): Promise<ScaleOut> {
@@ -134,12 +161,8 @@ export async function startScaleOut(count: number, env: Record<string, string> =
   const databaseUrl = new URL(POSTGRES_URL)
   databaseUrl.pathname = `/${dbName}`
   const pool = new pg.Pool({ connectionString: databaseUrl.toString(), max: 3 })
-  const redisUrl = new URL(REDIS_URL)
-  redisUrl.pathname = '/9'
-  const { Redis } = await import('ioredis')
-  const redis = new Redis(redisUrl.toString())
-  await redis.flushdb()
-  redis.disconnect()
+  const redisKeyPrefix = `curio-scale-${randomBytes(5).toString('hex')}:`
+  await deleteRedisKeys(REDIS_URL, redisKeyPrefix)
 
   const ports = await Promise.all(
     Array.from({ length: count }, async () => ({ platform: await freePort(), directory: await freePort() })),
@@ -154,7 +177,8 @@ export async function startScaleOut(count: number, env: Record<string, string> =
     DIRECTORY_PORT: String(ports[n]?.directory),
     DATABASE_URL: databaseUrl.toString(),
     DATABASE_POOL_SIZE: '5',
-    REDIS_URL: redisUrl.toString(),
+    REDIS_URL: REDIS_URL,
+    REDIS_KEY_PREFIX: redisKeyPrefix,
     // HAProxy is the only proxy: the client's address is the last X-Forwarded-For hop.
     TRUST_PROXY: '1',
     ADMIN_EMAIL: 'admin@scale-out.test',
@@ -233,8 +257,8 @@ export async function startScaleOut(count: number, env: Record<string, string> =
       instance.child.kill('SIGKILL')
       await exited(instance.child)
     },
-    ownerOf(port) {
-      const inodes = socketInodes(port)
+    ownerOf(port, serverPort) {
+      const inodes = socketInodes(port, serverPort)
       return instances.find((instance) => {
         const fds = `/proc/${instance.child.pid}/fd`
         try {
@@ -263,6 +287,7 @@ export async function startScaleOut(count: number, env: Record<string, string> =
       await dropper.connect()
       await dropper.query(`drop database if exists "${dbName}" with (force)`)
       await dropper.end()
+      await deleteRedisKeys(REDIS_URL, redisKeyPrefix)
     },
   }
 }
