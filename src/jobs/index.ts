@@ -1,6 +1,8 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { sql } from 'drizzle-orm'
 import { type Db as BossDb, fromDrizzle, fromPglite, type Job, PgBoss } from 'pg-boss'
 import type { Logger } from 'pino'
+import { databaseUnavailable } from '../db/errors.ts'
 import type { DbOrTx, ServiceDatabase } from '../db/index.ts'
 import { failureLogger } from '../db/outage-log.ts'
 import { createPool, type DatabasePool, type PoolTimeouts } from '../db/postgres.ts'
@@ -242,6 +244,10 @@ interface BatchWorker {
   stop(timeoutMs: number): Promise<void>
 }
 
+/** A settle that failed for an outage is tried again after this, doubling up to the maximum. */
+const SETTLE_RETRY_MS = 500
+const SETTLE_RETRY_MAX_MS = 5000
+
 /** How long free slots wait for `batchSize` of them to be free before they are filled anyway. */
 const BATCH_WAIT_MS = 10
 
@@ -288,11 +294,25 @@ function startBatchWorker(
       }
     })
 
+  // A completion the database could not take (an outage) is written once it can, so the job is not run
+  // again when its lease expires; stop() ends the waiting.
+  const stopWaiting = new AbortController()
   const settle = (write: () => Promise<unknown>) => {
     if (stopped) return
-    const tracked = write().catch((error: unknown) =>
-      options.failed(error, { job: name }, 'job settling failed'),
-    )
+    const tracked = (async () => {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await write()
+          return
+        } catch (error) {
+          options.failed(error, { job: name }, 'job settling failed')
+          if (stopping || databaseUnavailable(error) === undefined) return
+          const delayMs = Math.min(SETTLE_RETRY_MAX_MS, SETTLE_RETRY_MS * 2 ** attempt)
+          await sleep(delayMs, undefined, { signal: stopWaiting.signal }).catch(() => {})
+          if (stopping) return
+        }
+      }
+    })()
     settling.add(tracked)
     tracked.finally(() => settling.delete(tracked))
   }
@@ -352,6 +372,7 @@ function startBatchWorker(
   return {
     async stop(timeoutMs) {
       stopping = true
+      stopWaiting.abort()
       wake()
       await loop
       const deadline = Date.now() + timeoutMs
