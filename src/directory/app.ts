@@ -20,7 +20,7 @@ import { dashboardCache, dashboardModule } from './dashboard/module.ts'
 import { favoritesModule } from './favorites/module.ts'
 import { featuredModule } from './featured/module.ts'
 import { geocodingModule } from './geocoding/module.ts'
-import { DirectoryError } from './http/schemas.ts'
+import { DirectoryError, errors } from './http/schemas.ts'
 import { createDirectoryEnvelope } from './instance/envelope.ts'
 import { itemsModule } from './items/module.ts'
 import { locationsModule } from './locations/module.ts'
@@ -55,6 +55,7 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
       'geocoding and more. Sign in with /api/auth/signin; the session cookie authenticates what follows. ' +
       'Writes that carry the cookie must come from the app’s own origin (`Origin` or `Referer`).',
     ...baseOptionsOf(deps),
+    outageResponse: errors([503, 'DATABASE_UNAVAILABLE'])[503],
     renderError: (error) => ({
       success: false,
       error: error.message,

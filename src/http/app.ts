@@ -64,6 +64,8 @@ export interface BaseAppOptions {
   cors: CorsSettings
   /** Whether the service is timed and serves `/metrics`, and the pool it reports. */
   metrics: AppMetrics
+  /** The 503 `DATABASE_UNAVAILABLE` answer in the service's shape, documented on every route of a module. */
+  outageResponse: unknown
   tags: { name: string; description: string }[]
 }
 
@@ -409,7 +411,7 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
           withinReadinessTimeout(check()).catch((error: unknown): ReadinessCheck => {
             const reason = error instanceof ReadinessTimeout ? error.message : databaseUnavailable(error)
             req.log.warn({ check: name, reason, ...(reason ? {} : { err: error }) }, 'readiness check failed')
-            return { status: 'unavailable', detail: reason ?? 'check failed' }
+            return { status: 'unavailable', detail: reason ?? 'failed: the log says why' }
           }),
         ),
       )
@@ -426,6 +428,14 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
       return reply.code(status === 'unavailable' ? 503 : 200).send({ status, checks })
     },
   )
+
+  // Any module route may find the database away: each documents that 503 (a route naming 503 for reasons
+  // of its own gets DATABASE_UNAVAILABLE among them from `errors()`).
+  app.addHook('onRoute', (route) => {
+    const schema = route.schema as { response?: Record<string, unknown>; hide?: boolean } | undefined
+    if (!schema?.response || schema.hide || 503 in schema.response) return
+    schema.response = { ...schema.response, 503: options.outageResponse }
+  })
 
   return app
 }

@@ -143,6 +143,7 @@ const EXAMPLES: Partial<Record<ErrorCode, Omit<ErrorExample, 'code'>>> = {
   RATE_LIMITED: { message: 'Too many requests; try again in 840 seconds' },
   INTERNAL_ERROR: { message: 'Internal server error' },
   SERVICE_UNAVAILABLE: { message: 'Service Unavailable' },
+  DATABASE_UNAVAILABLE: { message: 'The database is unavailable; try again shortly' },
   INVALID_CREDENTIALS: { message: 'Wrong email or password' },
   INVALID_TOKEN: { message: 'Invalid or expired access token' },
   INVALID_REFRESH_TOKEN: { message: 'Invalid refresh token' },
@@ -340,6 +341,15 @@ const RATE_LIMIT_HEADERS = {
   },
 }
 
+/** What a 503 `DATABASE_UNAVAILABLE` carries besides its body. */
+const OUTAGE_HEADERS = {
+  'Retry-After': {
+    type: 'integer',
+    description: 'seconds to wait before trying again while the database cannot be reached',
+    examples: [5],
+  },
+}
+
 /**
  * A service's `errors(…)`: the response entries of the error statuses a route can answer, each with its
  * own description and examples in the service's shape, all referring to the one error schema (`$id`).
@@ -377,6 +387,14 @@ export function errorResponses<T extends TSchema & { $id?: string }>(
       if (status === 400 && !cases.some((example) => example.code === 'VALIDATION_ERROR')) {
         cases.unshift(exampleOf('VALIDATION_ERROR'))
       }
+      // Any route may find the database away: a 503 of its own reasons lists that one too.
+      if (
+        status === 503 &&
+        cases.length > 0 &&
+        !cases.some((example) => example.code === 'DATABASE_UNAVAILABLE')
+      ) {
+        cases.push(exampleOf('DATABASE_UNAVAILABLE'))
+      }
       const usual = USUAL_CODES[status]
       if (cases.length === 0) {
         if (!usual)
@@ -396,6 +414,7 @@ export function errorResponses<T extends TSchema & { $id?: string }>(
       entries[status] = {
         description: `${meaning}. ${codes.map((code) => `\`${code}\`: ${ERROR_CODES[code][1]}`).join(' ')}`,
         ...(status === 429 ? { headers: RATE_LIMIT_HEADERS } : {}),
+        ...(codes.includes('DATABASE_UNAVAILABLE') ? { headers: OUTAGE_HEADERS } : {}),
         content: { 'application/json': { schema: Type.Ref(id), examples } },
       }
     }

@@ -24,7 +24,7 @@ import type { Verification } from './deploy/verification.ts'
 import type { DomainEvent, PlatformEvents } from './events.ts'
 import { generationModule } from './generation/module.ts'
 import type { GenerationService } from './generation/service.ts'
-import { PlatformError } from './http/schemas.ts'
+import { errors, PlatformError } from './http/schemas.ts'
 import { getOrCreateInstanceSecret } from './instance/service.ts'
 import { notificationsModule } from './notifications/module.ts'
 import type { NotificationService } from './notifications/service.ts'
@@ -95,6 +95,7 @@ export async function buildPlatformApp(deps: PlatformDeps): Promise<PlatformApp>
       'Build works (directory sites), generate their content, deploy them, and follow what happens. ' +
       'Authenticate with `Authorization: Bearer <access token>` from /api/auth/login.',
     ...baseOptionsOf(deps),
+    outageResponse: errors([503, 'DATABASE_UNAVAILABLE'])[503],
     renderError: (error) => ({
       statusCode: error.status,
       error: STATUS_CODES[error.status] ?? 'Error',

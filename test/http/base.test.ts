@@ -306,7 +306,10 @@ describe('shared HTTP behaviour of both services', () => {
       const res = await gone.app.inject('/readyz')
       assert.equal(res.statusCode, 503)
       assert.equal(res.json().status, 'unavailable')
-      assert.deepEqual(res.json().checks.database, { status: 'unavailable' })
+      assert.deepEqual(res.json().checks.database, {
+        status: 'unavailable',
+        detail: 'failed: the log says why',
+      })
     } finally {
       await gone.app.close()
       await gone.jobs.stop(1000).catch(() => {})
