@@ -98,14 +98,20 @@ export function createInvalidatedCache<V>(options: InvalidatedCacheOptions<V>): 
     lastKnown.set(key, value)
   }
 
-  /** `load`, or the last known value of `key` when the database cannot be reached to load it. */
-  function loadOrLastKnown(key: string, load: () => Promise<V>): Promise<V> {
-    return load().catch((error: unknown) => {
+  /**
+   * `load`, or the last known value of `key` when the database cannot be reached to load it (`stale` then
+   * says so: such a value is answered, never stored as fresh).
+   */
+  function loadOrLastKnown(key: string, load: () => Promise<V>) {
+    const attempt = { stale: false }
+    const value = load().catch((error: unknown) => {
       const last = lastKnown.get(key)
       if (last === undefined || databaseUnavailable(error) === undefined) throw error
       staleAnswers.inc()
+      attempt.stale = true
       return last
     })
+    return { value, attempt }
   }
 
   function store(key: string, value: V, at: number) {
@@ -133,12 +139,14 @@ export function createInvalidatedCache<V>(options: InvalidatedCacheOptions<V>): 
       const pending = loading.get(key)
       if (pending && pending.generation === started) return pending.value
       const at = clock.nowMs()
-      const value = loadOrLastKnown(key, load)
+      const { value, attempt } = loadOrLastKnown(key, load)
       loading.set(key, { generation: started, value })
       value.then(
         (result) => {
           if (loading.get(key)?.value === value) loading.delete(key)
-          if (enabled && started === generation && (!keep || keep(result))) store(key, result, at)
+          if (!attempt.stale && enabled && started === generation && (!keep || keep(result))) {
+            store(key, result, at)
+          }
         },
         () => {
           if (loading.get(key)?.value === value) loading.delete(key)

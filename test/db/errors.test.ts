@@ -2,7 +2,13 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { sql } from 'drizzle-orm'
 import { DrizzleQueryError } from 'drizzle-orm/errors'
-import { onUniqueViolation, PG_UNIQUE_VIOLATION, uniqueViolation } from '../../src/db/errors.ts'
+import {
+  DatabaseUnavailableError,
+  databaseUnavailable,
+  onUniqueViolation,
+  PG_UNIQUE_VIOLATION,
+  uniqueViolation,
+} from '../../src/db/errors.ts'
 import { categories } from '../../src/directory/categories/tables.ts'
 import { conflict, HttpError } from '../../src/lib/errors.ts'
 import { users } from '../../src/platform/auth/tables.ts'
@@ -124,6 +130,69 @@ describe('onUniqueViolation', () => {
     assert.throws(
       () => onUniqueViolation({ users_email_unique: emailTaken })(notNull),
       (thrown) => thrown === notNull,
+    )
+  })
+})
+
+describe('databaseUnavailable', () => {
+  const socketError = (code: string) => Object.assign(new Error(`connect ${code} 10.0.0.5:5432`), { code })
+
+  it('names a refused, reset or unreachable connection, never its address', () => {
+    assert.equal(databaseUnavailable(socketError('ECONNREFUSED')), 'connection refused')
+    assert.equal(databaseUnavailable(socketError('ECONNRESET')), 'connection reset')
+    assert.equal(databaseUnavailable(socketError('ETIMEDOUT')), 'connection timed out')
+    assert.equal(databaseUnavailable(socketError('EHOSTUNREACH')), 'host unreachable')
+    assert.equal(databaseUnavailable(socketError('ENOTFOUND')), 'host name not found')
+  })
+
+  it('reads every attempt of a host name with several addresses (AggregateError)', () => {
+    const error = new AggregateError([socketError('ECONNREFUSED'), socketError('ECONNREFUSED')], 'failed')
+    assert.equal(databaseUnavailable(error), 'connection refused')
+  })
+
+  it('names a server that refuses this connection now (SQLSTATE 57P01, 57P03, 53300, class 08)', () => {
+    const server = (code: string) => Object.assign(new Error('server says no'), { code, severity: 'FATAL' })
+    assert.equal(databaseUnavailable(server('57P01')), 'the server terminated the connection')
+    assert.equal(databaseUnavailable(server('57P03')), 'the server is starting up or shutting down')
+    assert.equal(databaseUnavailable(server('53300')), 'the server has too many connections')
+    assert.equal(databaseUnavailable(server('08006')), 'connection failure')
+  })
+
+  it('reads node-postgres’ and pg-boss’s messages of a lost connection or a timeout', () => {
+    assert.equal(databaseUnavailable(new Error('Connection terminated unexpectedly')), 'connection lost')
+    assert.equal(
+      databaseUnavailable(new Error('timeout exceeded when trying to connect (Queue: q, Worker: w)')),
+      'no connection within the connect timeout',
+    )
+    assert.equal(databaseUnavailable(new Error('Query read timeout')), 'no answer within the query timeout')
+  })
+
+  it('follows Drizzle’s wrapping to the cause, and keeps a DatabaseUnavailableError’s reason', () => {
+    const wrapped = new DrizzleQueryError('select 1', [], socketError('ECONNRESET') as Error)
+    assert.equal(databaseUnavailable(wrapped), 'connection reset')
+    const ours = new DrizzleQueryError(
+      'select 1',
+      [],
+      new DatabaseUnavailableError('no answer within 4000 ms'),
+    )
+    assert.equal(databaseUnavailable(ours), 'no answer within 4000 ms')
+  })
+
+  it('is undefined for an error of the statement itself', async () => {
+    const error = await databases.platform.db.execute(sql`select 1/0`).catch((caught: unknown) => caught)
+    assert.equal(databaseUnavailable(error), undefined)
+    assert.equal(databaseUnavailable(new Error('Something else')), undefined)
+  })
+
+  it('is a 503 DATABASE_UNAVAILABLE with Retry-After', () => {
+    const error = new DatabaseUnavailableError('connection refused')
+    assert.equal(error.status, 503)
+    assert.equal(error.code, 'DATABASE_UNAVAILABLE')
+    assert.deepEqual(error.headers, { 'retry-after': '5' })
+    assert.doesNotMatch(
+      error.message,
+      /refused/,
+      'the reason is for logs; the message says what a client needs',
     )
   })
 })

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { sql } from 'drizzle-orm'
+import { DatabaseUnavailableError } from '../../src/db/errors.ts'
 import { createInvalidatedCache, type InvalidatedCacheOptions } from '../../src/db/invalidated-cache.ts'
 import { createNotifications, type Notifications, notify } from '../../src/db/notifications.ts'
 import { createManualClock } from '../../src/lib/clock.ts'
 import { createLogger } from '../../src/lib/logger.ts'
-import { cacheHits, cacheMisses } from '../../src/lib/metrics.ts'
+import { cacheHits, cacheMisses, cacheStaleAnswers } from '../../src/lib/metrics.ts'
 import { createTestDatabases, NEEDS_POSTGRES, type TestDatabases } from '../helpers/database.ts'
 
 let databases: TestDatabases
@@ -15,6 +16,9 @@ before(async () => {
 after(() => databases.close())
 
 const log = createLogger('silent')
+
+const staleAnswersOf = async (cache: string) =>
+  (await cacheStaleAnswers.get()).values.find((value) => value.labels.cache === cache)?.value ?? 0
 
 let channels = 0
 /** A channel of the test's own, so no other test's messages reach it. */
@@ -309,6 +313,55 @@ describe('invalidated cache', () => {
     })
   })
 
+  it('an entry past its TTL answers as the last known value when reloading finds the database unreachable', async () => {
+    await withNotifications(async (notifications) => {
+      const clock = createManualClock(1_000_000)
+      const cache = cacheOf<string>(freshChannel(), { ttlMs: 60_000, clock })
+      await cache.listen(notifications)
+      await cache.get('k', async () => 'v1')
+      clock.advance(60_000)
+      const unreachable = async (): Promise<string> => {
+        throw new DatabaseUnavailableError('connection refused')
+      }
+      const before = await staleAnswersOf('test')
+      assert.equal(await cache.get('k', unreachable), 'v1')
+      assert.equal(await staleAnswersOf('test'), before + 1, 'counted in curio_cache_stale_answers_total')
+      assert.equal(cache.peek('k'), undefined, 'a last known value answers, but is not stored as fresh')
+      // Any other failure is the caller's to see.
+      await assert.rejects(
+        cache.get('k', async () => {
+          throw new Error('a bug in the loader')
+        }),
+        /a bug in the loader/,
+      )
+      // A key never loaded has no last known value.
+      await assert.rejects(cache.get('other', unreachable), DatabaseUnavailableError)
+      assert.equal(await cache.get('k', async () => 'v2'), 'v2')
+    })
+  })
+
+  it('an invalidated entry is never answered as the last known value', async () => {
+    await withNotifications(async (notifications) => {
+      const channel = freshChannel()
+      const heard = await probe(notifications, channel)
+      const clock = createManualClock(0)
+      const cache = cacheOf<string>(channel, { ttlMs: 1000, clock })
+      await cache.listen(notifications)
+      await cache.get('k', async () => 'v1')
+      await cache.get('j', async () => 'j1')
+      clock.advance(1000)
+      assert.equal(cache.peek('k'), undefined, 'k is past its TTL: kept only as the last known value')
+      await notifyAndWait(heard, channel, 'changed')
+      const unreachable = async (): Promise<string> => {
+        throw new DatabaseUnavailableError('connection refused')
+      }
+      await assert.rejects(cache.get('k', unreachable), DatabaseUnavailableError)
+      await cache.get('j', async () => 'j2')
+      cache.delete('j')
+      await assert.rejects(cache.get('j', unreachable), DatabaseUnavailableError)
+    })
+  })
+
   it('past maxEntries the oldest entry goes first', async () => {
     await withNotifications(async (notifications) => {
       const cache = cacheOf<string>(freshChannel(), { maxEntries: 2 })
@@ -372,8 +425,16 @@ describe('invalidated cache', () => {
         assert.equal(source.calls, 3)
         assert.equal(cache.peek('k'), undefined)
 
+        // The database cannot be reached to load it again: the last value read before the drop answers.
+        const unreachable = async (): Promise<string> => {
+          throw new DatabaseUnavailableError('connection refused')
+        }
+        assert.equal(await cache.get('k', unreachable), 'v1')
+
         await back
         assert.equal(cache.active, true)
+        // Back: the cache starts over, and nothing from before the drop answers any more.
+        await assert.rejects(cache.get('k', unreachable), DatabaseUnavailableError)
         await cache.get('k', source.load)
         await cache.get('k', source.load)
         assert.equal(source.calls, 4)
