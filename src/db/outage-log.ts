@@ -1,4 +1,3 @@
-import type { Logger } from 'pino'
 import { databaseUnavailable } from './errors.ts'
 
 /** How often a background task that keeps failing for one outage says so. */
@@ -10,7 +9,7 @@ const OUTAGE_LOG_INTERVAL_MS = 30_000
  * interval with the number of failures left unsaid since.
  */
 export function failureLogger(
-  log: Pick<Logger, 'error' | 'warn'>,
+  log: { error(fields: object, message: string): void; warn(fields: object, message: string): void },
   {
     intervalMs = OUTAGE_LOG_INTERVAL_MS,
     nowMs = Date.now,
