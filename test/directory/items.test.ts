@@ -166,6 +166,27 @@ describe('admin items', () => {
     assert.deepEqual(answers.map((res) => res.json().data.slug as string).sort(), expected.sort())
   })
 
+  it(
+    race('fifty published creates of other names in one category, with one tag, all answer 201 and count'),
+    async () => {
+      const shelf = await category()
+      const label = await tag()
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, (_, n) =>
+          call('POST', '/api/admin/items', {
+            name: unique(`Neighbour ${n}`),
+            categoryId: shelf.id,
+            tagIds: [label.id],
+            status: 'published',
+          }),
+        ),
+      )
+      for (const res of answers) assert.equal(res.statusCode, 201, res.body)
+      const { data: counted } = await ok('GET', `/api/admin/categories/${shelf.id}`)
+      assert.equal(counted.itemCount, 50)
+    },
+  )
+
   it('names every unknown category, tag, company and collection in one 400', async () => {
     const res = await call('POST', '/api/admin/items', {
       name: 'Orphan',

@@ -28,7 +28,9 @@ export async function checkReferences(
       .select({ isActive: categories.isActive })
       .from(categories)
       .where(eq(categories.id, input.categoryId))
-      .for('share')
+      // The write may then move the category's count: a share lock here would deadlock two such writes,
+      // each waiting for the other's share to update the row.
+      .for('no key update')
     if (!category || (options.activeCategoryOnly && !category.isActive)) {
       issues.push({ field: 'categoryId', message: `no category has the id "${input.categoryId}"` })
     }
