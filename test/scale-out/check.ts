@@ -650,15 +650,21 @@ describe(`the scale-out check: ${COUNT} instances behind HAProxy`, () => {
         `delivery ${entry.delivery} was made again`,
       )
     }
-    const rows = await s.query<{ status: string; n: string }>(
-      `select status, count(*) as n from platform.webhook_deliveries
-        where subscription_id = $1 and event = 'work.created' group by status`,
-      [subscriptionId],
+    // An instance records an outcome once the answer has reached it, a moment after the receiver sent it.
+    const outcomes = async () =>
+      (
+        await s.query<{ status: string; n: string }>(
+          `select status, count(*) as n from platform.webhook_deliveries
+            where subscription_id = $1 and event = 'work.created' group by status`,
+          [subscriptionId],
+        )
+      ).map((row) => [row.status, Number(row.n)])
+    const recorded = await until(
+      outcomes,
+      (list) => isDeepStrictEqual(list, [['succeeded', works.length]]),
+      10_000,
     )
-    assert.deepEqual(
-      rows.map((row) => [row.status, Number(row.n)]),
-      [['succeeded', works.length]],
-    )
+    assert.deepEqual(recorded, [['succeeded', works.length]])
 
     const restarted = await s.restart(victim)
     assert.equal((await call(`${restarted.directory}/readyz`)).status, 200)
