@@ -53,6 +53,12 @@ interface Entry<V> {
   at: number
 }
 
+/**
+ * After a load finds the database unreachable, last known values answer at once for this long, rather
+ * than each read waiting out the connect timeout first; one load per key keeps trying meanwhile.
+ */
+const UNREACHABLE_MS = 5000
+
 export function createInvalidatedCache<V>(options: InvalidatedCacheOptions<V>): InvalidatedCache<V> {
   const { channel, clock, maxEntries = 1000, ttlMs, keep, invalidates = () => 'all' as const } = options
   const hits = cacheHits.labels({ cache: options.name })
@@ -64,6 +70,8 @@ export function createInvalidatedCache<V>(options: InvalidatedCacheOptions<V>): 
   const loading = new Map<string, { generation: number; value: Promise<V> }>()
   // Bumped by every invalidation: a load that started before one must not store what it read.
   let generation = 0
+  /** Until then the database counts as away: last known values answer without waiting for a load. */
+  let unreachableUntil = Number.NEGATIVE_INFINITY
   let enabled = false
 
   // An invalidation says the value is wrong: it is not kept as the last known one.
@@ -105,13 +113,36 @@ export function createInvalidatedCache<V>(options: InvalidatedCacheOptions<V>): 
   function loadOrLastKnown(key: string, load: () => Promise<V>) {
     const attempt = { stale: false }
     const value = load().catch((error: unknown) => {
+      if (databaseUnavailable(error) === undefined) throw error
+      unreachableUntil = clock.nowMs() + UNREACHABLE_MS
       const last = lastKnown.get(key)
-      if (last === undefined || databaseUnavailable(error) === undefined) throw error
+      if (last === undefined) throw error
       staleAnswers.inc()
       attempt.stale = true
       return last
     })
     return { value, attempt }
+  }
+
+  /** Loads `key`, shared by the gets that come while it runs; stores what it read unless told not to. */
+  function startLoad(key: string, load: () => Promise<V>) {
+    const started = generation
+    const at = clock.nowMs()
+    const { value, attempt } = loadOrLastKnown(key, load)
+    const pending = { generation: started, value }
+    loading.set(key, pending)
+    value.then(
+      (result) => {
+        if (loading.get(key) === pending) loading.delete(key)
+        if (!attempt.stale && enabled && started === generation && (!keep || keep(result))) {
+          store(key, result, at)
+        }
+      },
+      () => {
+        if (loading.get(key) === pending) loading.delete(key)
+      },
+    )
+    return pending
   }
 
   function store(key: string, value: V, at: number) {
@@ -135,24 +166,16 @@ export function createInvalidatedCache<V>(options: InvalidatedCacheOptions<V>): 
         return Promise.resolve(cached.value)
       }
       misses.inc()
-      const started = generation
+      const last = lastKnown.get(key)
+      if (last !== undefined && clock.nowMs() < unreachableUntil) {
+        // The database was just found away: answer now, while one load of the key finds out if it is back.
+        if (!loading.has(key)) startLoad(key, load).value.catch(() => {})
+        staleAnswers.inc()
+        return Promise.resolve(last)
+      }
       const pending = loading.get(key)
-      if (pending && pending.generation === started) return pending.value
-      const at = clock.nowMs()
-      const { value, attempt } = loadOrLastKnown(key, load)
-      loading.set(key, { generation: started, value })
-      value.then(
-        (result) => {
-          if (loading.get(key)?.value === value) loading.delete(key)
-          if (!attempt.stale && enabled && started === generation && (!keep || keep(result))) {
-            store(key, result, at)
-          }
-        },
-        () => {
-          if (loading.get(key)?.value === value) loading.delete(key)
-        },
-      )
-      return value
+      if (pending && pending.generation === generation) return pending.value
+      return startLoad(key, load).value
     },
 
     clear,

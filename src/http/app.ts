@@ -17,6 +17,7 @@ import Fastify, {
 import type { Logger } from 'pino'
 import type { TrustProxy } from '../config.ts'
 import { databaseUnavailable } from '../db/errors.ts'
+import { failureLogger } from '../db/outage-log.ts'
 import { VERSION } from '../lib/version.ts'
 import { type AccessRules, accessHook, allowedMethods, type RouteEntry } from './access.ts'
 import { type CorsSettings, corsPolicy, registerCors } from './cors.ts'
@@ -276,16 +277,14 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
     done()
   })
 
+  // An outage fails every request alike: said once per interval with a count, not once per request.
+  const outageLog = failureLogger(options.log.child({ service: options.service }))
   app.setErrorHandler(async (error, req, reply) => {
     const publicError = toPublicError(error, fieldLocator(req.routeOptions.schema))
     if (req.raw.destroyed && (error as { code?: string }).code === 'ECONNRESET') {
       req.log.info({ method: req.method, url: req.url }, 'client closed the connection mid-request')
     } else if (publicError.code === 'DATABASE_UNAVAILABLE') {
-      // An outage fails every request the same way: one line each, without the stack.
-      req.log.warn(
-        { method: req.method, url: req.url, reason: databaseUnavailable(error) },
-        'database unavailable',
-      )
+      outageLog(error, { method: req.method, url: req.url }, 'request answered 503')
     } else if (publicError.status >= 500) {
       req.log.error({ err: error, method: req.method, url: req.url }, 'request failed')
     } else req.log.debug({ err: error }, 'request refused')

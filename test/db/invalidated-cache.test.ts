@@ -327,7 +327,9 @@ describe('invalidated cache', () => {
       assert.equal(await cache.get('k', unreachable), 'v1')
       assert.equal(await staleAnswersOf('test'), before + 1, 'counted in curio_cache_stale_answers_total')
       assert.equal(cache.peek('k'), undefined, 'a last known value answers, but is not stored as fresh')
-      // Any other failure is the caller's to see.
+      // Once the database has not been found away for a while, a load is waited for again; any failure
+      // other than an unreachable database is the caller's to see.
+      clock.advance(5000)
       await assert.rejects(
         cache.get('k', async () => {
           throw new Error('a bug in the loader')
@@ -336,7 +338,39 @@ describe('invalidated cache', () => {
       )
       // A key never loaded has no last known value.
       await assert.rejects(cache.get('other', unreachable), DatabaseUnavailableError)
-      assert.equal(await cache.get('k', async () => 'v2'), 'v2')
+      // That failure says the database is away again: k answers its last value at once, and the load that
+      // runs meanwhile stores what the database answers.
+      assert.equal(await cache.get('k', async () => 'v2'), 'v1')
+      await new Promise((resolve) => setImmediate(resolve))
+      assert.equal(cache.peek('k'), 'v2')
+    })
+  })
+
+  it('once the database is found away, last known values answer at once while one load tries again', async () => {
+    await withNotifications(async (notifications) => {
+      const clock = createManualClock(0)
+      const cache = cacheOf<string>(freshChannel(), { ttlMs: 1000, clock })
+      await cache.listen(notifications)
+      await cache.get('k', async () => 'v1')
+      clock.advance(1000)
+      const unreachable = async (): Promise<string> => {
+        throw new DatabaseUnavailableError('no connection within the connect timeout')
+      }
+      assert.equal(await cache.get('k', unreachable), 'v1')
+      // A load that would wait out the connect timeout: the reads meanwhile do not wait for it.
+      const retry = deferred<string>()
+      let tries = 0
+      const slow = () => {
+        tries++
+        return retry.promise
+      }
+      assert.equal(await cache.get('k', slow), 'v1')
+      assert.equal(await cache.get('k', slow), 'v1')
+      assert.equal(tries, 1, 'one load at a time tries the database again')
+      retry.resolve('v2')
+      await retry.promise
+      await new Promise((resolve) => setImmediate(resolve))
+      assert.equal(cache.peek('k'), 'v2', 'the database answered again: its value is stored')
     })
   })
 
