@@ -376,7 +376,7 @@ const definitions = {
     'SHUTDOWN_TIMEOUT_MS',
     'Running',
     10_000,
-    'on SIGTERM/SIGINT, how long in-flight requests and jobs get to finish',
+    'the deadline from SIGTERM/SIGINT to the exit: in-flight requests and job attempts get this long to finish, then the process exits whatever is still pending',
   ),
   // Unset means "as the environment suggests" (src/http/metrics.ts decides): on locally, off in production.
   metricsEnabled: make(
