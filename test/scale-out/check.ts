@@ -671,6 +671,107 @@ describe(`the scale-out check: ${COUNT} instances behind HAProxy`, () => {
     assert.equal((await call(`${restarted.platform}/readyz`)).status, 200)
   })
 
+  it('an instance whose database link is cut answers 503 and leaves the balancer while the others serve; nothing acknowledged is lost; it rejoins', async (t) => {
+    const victim = s.instances[1]!
+    const link = s.databaseLink(victim.name)
+    const cookie = await adminCookie()
+    const write = async (base: string) => {
+      const started = performance.now()
+      const slug = `partition-${randomBytes(5).toString('hex')}`
+      const res = await call(`${base}/api/admin/items`, {
+        method: 'POST',
+        headers: { cookie, origin: ORIGIN },
+        json: { name: slug, slug, status: 'draft' },
+        signal: AbortSignal.timeout(15_000),
+      }).catch(() => ({ status: 0, body: {} as Record<string, unknown>, headers: new Headers() }))
+      return { started, ms: performance.now() - started, res }
+    }
+    const answers: Awaited<ReturnType<typeof write>>[] = []
+    let writing = true
+    const writer = async () => {
+      while (writing) answers.push(await write(s.directory))
+    }
+    const writers = Promise.all([writer(), writer(), writer()])
+    await new Promise((resolve) => setTimeout(resolve, 500))
+
+    // The link holds its packets: the hardest case, where nothing is refused and only timeouts tell.
+    link.blackhole()
+    const cutAt = performance.now()
+    const readyStarted = performance.now()
+    const victimReady = await call(`${victim.directory}/readyz`)
+    const readyMs = performance.now() - readyStarted
+    const direct = await write(victim.directory)
+    await new Promise((resolve) => setTimeout(resolve, 7000))
+    await link.restore()
+    const restoredAt = performance.now()
+    writing = false
+    await writers
+
+    const during = answers.filter(({ started }) => started >= cutAt && started < restoredAt)
+    const refusedDuring = during.filter(({ res }) => res.status !== 201)
+    t.diagnostic(
+      `link cut ${Math.round(restoredAt - cutAt)} ms: through the balancer ${during.length - refusedDuring.length} × 201, ` +
+        `${refusedDuring.length} × 503, the last 503 begun ${Math.round(Math.max(0, ...refusedDuring.map(({ started }) => started - cutAt)))} ms into the cut; ` +
+        `the cut instance: /readyz 503 in ${Math.round(readyMs)} ms, a write 503 in ${Math.round(direct.ms)} ms`,
+    )
+    assert.equal(victimReady.status, 503)
+    assert.ok(readyMs < 2000, `the cut instance's /readyz answered in ${Math.round(readyMs)} ms`)
+    assert.equal(direct.res.status, 503)
+    assert.equal(direct.res.body.code, 'DATABASE_UNAVAILABLE')
+    assert.equal(direct.res.headers.get('retry-after'), '5')
+    assert.ok(direct.ms < 5000, `the cut instance answered a write in ${Math.round(direct.ms)} ms`)
+    // Through the balancer: 201, or 503 from the cut instance until the health checks take it out, never
+    // a 500 or a hang; once out, every write is served by the others.
+    for (const { res, ms } of answers) {
+      assert.ok(
+        res.status === 201 || (res.status === 503 && res.body.code === 'DATABASE_UNAVAILABLE'),
+        `${res.status} ${JSON.stringify(res.body)}`,
+      )
+      assert.ok(ms < 5000, `a write answered in ${Math.round(ms)} ms`)
+    }
+    const settledOut = answers.filter(({ started }) => started > cutAt + 6000 && started < restoredAt)
+    assert.ok(settledOut.length > 0, 'writes were made once the balancer had taken the instance out')
+    assert.deepEqual(
+      settledOut.filter(({ res }) => res.status !== 201).map(({ res }) => res.status),
+      [],
+      'the balancer sends nothing to the cut instance once its /readyz fails',
+    )
+    const acknowledged = answers
+      .filter(({ res }) => res.status === 201)
+      .map(({ res }) => (res.body.data as { id: string }).id)
+    const stored = await s.query<{ id: string }>(
+      'select id from directory.items where id = any($1::uuid[])',
+      [acknowledged],
+    )
+    assert.equal(stored.length, acknowledged.length, 'every acknowledged write is stored')
+
+    // Back by itself: ready within seconds, and the balancer sends it requests again.
+    const back = await until(
+      async () => (await call(`${victim.directory}/readyz`)).status,
+      (status) => status === 200,
+      10_000,
+    )
+    assert.equal(back, 200, 'the instance is ready again once its link is back')
+    assert.equal(victim.child.exitCode, null, 'the cut instance never exited')
+    const servedBefore = await metricOf(victim.directory, 'curio_http_request_duration_seconds_count', {
+      route: '/api/admin/items',
+      method: 'POST',
+    })
+    const served = await until(
+      async () => {
+        await write(s.directory)
+        return metricOf(victim.directory, 'curio_http_request_duration_seconds_count', {
+          route: '/api/admin/items',
+          method: 'POST',
+        })
+      },
+      (count) => count > servedBefore,
+      15_000,
+    )
+    assert.ok(served > servedBefore, 'the balancer sends the instance writes again')
+    assert.ok(performance.now() - restoredAt < 25_000)
+  })
+
   it('scheduled jobs run once per schedule, not once per instance: a cleanup, the sponsor-ad expiry, the recovery passes', async () => {
     const everyMinute = [
       'session-cleanup',

@@ -7,11 +7,13 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Redis } from 'ioredis'
 import pg from 'pg'
+import { type FaultProxy, startFaultProxy } from '../helpers/fault-proxy.ts'
 
 /**
  * The scale-out check's machinery: N Curio instances (whole processes, `npm start`) on one Postgres
  * database and one Redis, behind HAProxy as `deploy/haproxy.cfg` configures it (round robin, no
- * stickiness, health checks on /readyz). Everything is local: 127.0.0.1 only. The Redis database is the
+ * stickiness, health checks on /readyz). Everything is local: 127.0.0.1 only. Each instance reaches the
+ * database through a fault proxy of its own (`databaseLink`). The Redis database is the
  * one TEST_REDIS_URL names, which other runs and other programs may share: the instances write under a
  * REDIS_KEY_PREFIX of this run's own, and only keys under it are deleted.
  */
@@ -47,6 +49,8 @@ export interface ScaleOut {
   ownerOf(port: number, serverPort: number): Instance | undefined
   /** A raw query on the shared database. */
   query<T extends pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<T[]>
+  /** Instance `name`'s link to the database: a fault proxy of its own, to cut while the others serve. */
+  databaseLink(name: string): FaultProxy
   close(): Promise<void>
 }
 
@@ -167,6 +171,10 @@ export async function startScaleOut(count: number, env: Record<string, string> =
   const ports = await Promise.all(
     Array.from({ length: count }, async () => ({ platform: await freePort(), directory: await freePort() })),
   )
+  // Each instance reaches the database through a proxy of its own, so one link can fail alone.
+  const links = await Promise.all(
+    Array.from({ length: count }, () => startFaultProxy(databaseUrl.toString())),
+  )
   const settings = (n: number) => ({
     PATH: process.env.PATH ?? '',
     NODE_ENV: 'development',
@@ -175,7 +183,7 @@ export async function startScaleOut(count: number, env: Record<string, string> =
     HOST: '127.0.0.1',
     PLATFORM_PORT: String(ports[n]?.platform),
     DIRECTORY_PORT: String(ports[n]?.directory),
-    DATABASE_URL: databaseUrl.toString(),
+    DATABASE_URL: links[n]!.url,
     DATABASE_POOL_SIZE: '5',
     REDIS_URL: REDIS_URL,
     REDIS_KEY_PREFIX: redisKeyPrefix,
@@ -277,11 +285,17 @@ export async function startScaleOut(count: number, env: Record<string, string> =
     async query(sql, params) {
       return (await pool.query(sql, params)).rows
     },
+    databaseLink(name) {
+      const n = instances.findIndex((instance) => instance.name === name)
+      if (n === -1) throw new Error(`no instance ${name}`)
+      return links[n]!
+    },
     async close() {
       balancer.kill('SIGTERM')
       for (const instance of instances) instance.child.kill('SIGTERM')
       await Promise.all([exited(balancer), ...instances.map((instance) => exited(instance.child))])
       await pool.end()
+      await Promise.all(links.map((link) => link.close()))
       rmSync(dir, { recursive: true, force: true })
       const dropper = new pg.Client({ connectionString: POSTGRES_URL })
       await dropper.connect()
