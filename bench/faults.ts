@@ -33,6 +33,7 @@ import { parseArgs } from 'node:util'
 import { Redis } from 'ioredis'
 import pg from 'pg'
 import { type FaultProxy, startFaultProxy } from '../test/helpers/fault-proxy.ts'
+import { deleteRedisKeys } from '../test/helpers/redis-keys.ts'
 import {
   adminQuery,
   benchDatabaseUrl,
@@ -204,24 +205,6 @@ async function redisAnswers(url: string): Promise<boolean> {
   } finally {
     redis.disconnect()
   }
-}
-
-/** Deletes the keys under `prefix` with SCAN and UNLINK, never the whole database: others may share it. */
-async function deleteRedisKeys(url: string, prefix: string): Promise<number> {
-  const redis = new Redis(url)
-  redis.on('error', () => {})
-  let deleted = 0
-  try {
-    let cursor = '0'
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000)
-      if (keys.length > 0) deleted += await redis.unlink(...keys)
-      cursor = next
-    } while (cursor !== '0')
-  } finally {
-    redis.disconnect()
-  }
-  return deleted
 }
 
 /** A platform account's access token. */

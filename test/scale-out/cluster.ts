@@ -5,9 +5,9 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { Redis } from 'ioredis'
 import pg from 'pg'
 import { type FaultProxy, startFaultProxy } from '../helpers/fault-proxy.ts'
+import { deleteRedisKeys } from '../helpers/redis-keys.ts'
 
 /**
  * The scale-out check's machinery: N Curio instances (whole processes, `npm start`) on one Postgres
@@ -115,21 +115,6 @@ function socketInodes(port: number, remotePort: number): Set<string> {
     }
   }
   return inodes
-}
-
-/** Deletes the keys under `prefix` with SCAN and UNLINK, never the whole database: others may share it. */
-async function deleteRedisKeys(url: string, prefix: string): Promise<void> {
-  const redis = new Redis(url)
-  try {
-    let cursor = '0'
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000)
-      if (keys.length > 0) await redis.unlink(...keys)
-      cursor = next
-    } while (cursor !== '0')
-  } finally {
-    redis.disconnect()
-  }
 }
 
 /** How `deploy/haproxy.cfg` writes a value to fill in: `${NAME}`. */
