@@ -43,8 +43,10 @@ export async function startFaultProxy(targetUrl: string): Promise<FaultProxy> {
   let connections = 0
 
   const onConnection = (client: Socket) => {
-    connections++
     client.on('error', () => {})
+    // Accepted just before the listener closed: a refusing server resets it.
+    if (mode === 'refuse') return cut(client)
+    connections++
     const upstream = createConnection({ host: targetHost, port: targetPort })
     upstream.on('error', () => cut(client))
     client.on('error', () => cut(upstream))
