@@ -56,7 +56,7 @@ import pg from 'pg'
 import Stripe from 'stripe'
 import { Pool } from 'undici'
 import { verifyStripeSignature } from '../src/directory/payments/signatures.ts'
-import { addPeriods } from '../src/directory/sponsor-ads/service.ts'
+import { addPeriods } from '../src/directory/sponsor-ads/rows.ts'
 import type { SponsorInterval } from '../src/directory/sponsor-ads/tables.ts'
 import {
   adminQuery,

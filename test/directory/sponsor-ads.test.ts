@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import Stripe from 'stripe'
-import { SPONSOR_EXPIRY_JOB } from '../../src/directory/sponsor-ads/service.ts'
+import { SPONSOR_EXPIRY_JOB } from '../../src/directory/sponsor-ads/closing.ts'
 import {
   type DirectoryHarness,
   type SiteMethod,

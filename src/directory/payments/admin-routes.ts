@@ -6,8 +6,8 @@ import type { App } from '../../http/app.ts'
 import { invalidField, NullableTimestamp, Query, Timestamp } from '../../http/schemas.ts'
 import { fetchPage, type Page, PageMetaFields, PageQueryFields } from '../../lib/pagination.ts'
 import { errors, pageAnswer } from '../http/schemas.ts'
-import { PaymentRecord, SubscriptionRecord } from '../sponsor-ads/schemas.ts'
-import { paymentRecordOf, subscriptionRecordOf } from '../sponsor-ads/service.ts'
+import { PaymentRecord, SubscriptionRecord } from '../sponsor-ads/billing-schemas.ts'
+import { paymentRecordOf, subscriptionRecordOf } from '../sponsor-ads/rows.ts'
 import {
   PAYMENT_KINDS,
   paymentSubscriptions,

@@ -5,7 +5,7 @@ import type { Jobs } from '../../jobs/index.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { HOUR_MS, MINUTE_MS } from '../../lib/time.ts'
 import { users } from '../accounts/tables.ts'
-import { addPeriods, lockAdForPayment } from '../sponsor-ads/service.ts'
+import { addPeriods, lockAdForPayment } from '../sponsor-ads/rows.ts'
 import { OPEN_SPONSOR_AD_STATUSES, sponsorAds } from '../sponsor-ads/tables.ts'
 import {
   type EventNormalisation,

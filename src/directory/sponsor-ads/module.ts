@@ -6,13 +6,17 @@ import type { PaymentGateways } from '../../integrations/payments/gateway.ts'
 import type { Jobs } from '../../jobs/index.ts'
 import type { Clock } from '../../lib/clock.ts'
 import type { AccountService } from '../accounts/service.ts'
-import { adminSponsorAdRoutes, publicSponsorAdRoutes, userSponsorAdRoutes } from './routes.ts'
 import {
-  createSponsorAdService,
+  createSponsorAdClosing,
   SPONSOR_EXPIRY_JOB,
   SUBSCRIPTION_CANCEL_JOB,
   type SubscriptionCancelJob,
-} from './service.ts'
+} from './closing.ts'
+import { createOwnerSponsorAds } from './owner.ts'
+import { publicSponsorAdRoutes, userSponsorAdRoutes } from './owner-routes.ts'
+import { createSponsorAdReview } from './review.ts'
+import { adminSponsorAdRoutes } from './review-routes.ts'
+import { createSponsorAdShelf } from './shelf.ts'
 
 /**
  * Sponsor ads: the public shelf, a user's own ads with checkout and renewal through the configured
@@ -38,26 +42,29 @@ export function sponsorAdsModule(deps: {
   redirectOrigins: ReadonlySet<string>
   accounts: Pick<AccountService, 'beforeRemove'>
 }) {
-  const ads = createSponsorAdService(deps)
-  deps.accounts.beforeRemove((tx, userId) => ads.cancelSubscriptionsOf(tx, userId))
+  const closing = createSponsorAdClosing(deps)
+  const owner = createOwnerSponsorAds({ ...deps, closing })
+  const review = createSponsorAdReview({ ...deps, closing })
+  const shelf = createSponsorAdShelf(deps)
+  deps.accounts.beforeRemove((tx, userId) => closing.cancelSubscriptionsOf(tx, userId))
   const module: Module = {
     name: 'sponsor-ads',
     routes: (app) => {
-      publicSponsorAdRoutes(app, { ads })
-      userSponsorAdRoutes(app, { ads })
-      adminSponsorAdRoutes(app, { ads })
+      publicSponsorAdRoutes(app, { shelf })
+      userSponsorAdRoutes(app, { ads: owner })
+      adminSponsorAdRoutes(app, { review })
     },
     jobs: [
       {
         name: SPONSOR_EXPIRY_JOB,
         cron: deps.config.sponsorExpiryCron,
         handler: async () => {
-          await ads.expire()
+          await closing.expire()
         },
       },
       {
         name: SUBSCRIPTION_CANCEL_JOB,
-        handler: async (job: SubscriptionCancelJob) => ads.cancelSubscription(job),
+        handler: async (job: SubscriptionCancelJob) => closing.cancelSubscription(job),
         // A provider that fails (5xx, 429, no answer) is tried again with backoff for about a day.
         retryLimit: 12,
         retryDelaySeconds: deps.config.subscriptionCancelRetrySeconds,
@@ -65,5 +72,5 @@ export function sponsorAdsModule(deps: {
       },
     ],
   }
-  return { ads, module }
+  return { module }
 }
