@@ -23,34 +23,10 @@ const knownFileCycles = {
     'src/integrations/payments/polar.ts',
     'src/integrations/payments/lemonsqueezy.ts',
   ],
-  'geocoding → site → locations → geocoding': [
-    'src/directory/geocoding/service.ts',
-    'src/directory/site/service.ts',
-    'src/directory/locations/service.ts',
-  ],
-  'directory notifications schemas ↔ service': [
-    'src/directory/notifications/schemas.ts',
-    'src/directory/notifications/service.ts',
-  ],
-  'api-keys schemas ↔ service': ['src/platform/api-keys/schemas.ts', 'src/platform/api-keys/service.ts'],
-  'platform notifications alerts ↔ service': [
-    'src/platform/notifications/alerts.ts',
-    'src/platform/notifications/service.ts',
-  ],
-  'plugins settings ↔ settings-schema': [
-    'src/platform/plugins/settings.ts',
-    'src/platform/plugins/settings-schema.ts',
-  ],
-  'http app ↔ metrics': ['src/http/app.ts', 'src/http/metrics.ts'],
 }
 
 const knownModuleCycles = {
   'payments ↔ sponsor-ads': ['src/directory/payments', 'src/directory/sponsor-ads'],
-  'geocoding → site → locations → geocoding': [
-    'src/directory/geocoding',
-    'src/directory/site',
-    'src/directory/locations',
-  ],
   'auth ↔ api-keys': ['src/platform/auth', 'src/platform/api-keys'],
   'works ↔ activity-log': ['src/platform/works', 'src/platform/activity-log'],
   'items ↔ tags': ['src/directory/items', 'src/directory/tags'],

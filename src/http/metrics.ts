@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http'
+import type { FastifyInstance } from 'fastify'
 import { AggregatorRegistry, type Registry } from 'prom-client'
 import type { Config } from '../config.ts'
 import {
@@ -9,7 +10,6 @@ import {
   servedRegistry,
   watchPool,
 } from '../lib/metrics.ts'
-import type { App } from './app.ts'
 
 /**
  * Where the process's metrics are served: on each service's port, on METRICS_PORT alone, or nowhere (then
@@ -42,7 +42,11 @@ const UNMATCHED = 'unmatched'
  * Times every answer (by route pattern, never the raw URL), counts requests in flight, and reports the
  * service's pool while the app runs. Call before the routes and the not-found handler.
  */
-export function installMetricHooks(app: App, service: ServiceLabel, { exposure, pool }: AppMetrics) {
+export function installMetricHooks(
+  app: FastifyInstance,
+  service: ServiceLabel,
+  { exposure, pool }: AppMetrics,
+) {
   if (exposure === 'off') return
   const inFlight = httpRequestsInFlight.labels({ service })
   // One listener for every response, not a closure per request: 'close' comes once per response.
@@ -75,7 +79,7 @@ export function installMetricHooks(app: App, service: ServiceLabel, { exposure, 
 }
 
 /** `GET /metrics` on the service's port, when that is where metrics are served; a 404 otherwise. */
-export function metricsRoute(app: App, { exposure }: Pick<AppMetrics, 'exposure'>) {
+export function metricsRoute(app: FastifyInstance, { exposure }: Pick<AppMetrics, 'exposure'>) {
   if (exposure !== 'service-port') return
   const registry = servedRegistry()
   app.get(

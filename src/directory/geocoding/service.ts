@@ -15,7 +15,6 @@ import { createMapboxGeocoder } from '../../integrations/mapbox/geocoder.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { HttpError, notFound } from '../../lib/errors.ts'
 import { cacheHits, cacheMisses } from '../../lib/metrics.ts'
-import { geocodingProviders } from '../site/service.ts'
 
 /** SPEC.md's Limits: the geocoding cache holds 1,000 answers for 15 minutes. */
 export const GEOCODE_CACHE_MAX = 1000
@@ -87,6 +86,20 @@ export function cacheKeyOf(lookup: Lookup): string {
     language?.toLowerCase() ?? '',
     proximity ? `${rounded(proximity.latitude)},${rounded(proximity.longitude)}` : '',
   ].join('|')
+}
+
+/** The geocoding providers that have credentials, the chosen one (`GEOCODING_PROVIDER`) first. */
+export function geocodingProviders(
+  config: Pick<Config, 'geocodingProvider' | 'mapboxAccessToken' | 'googleMapsApiKey'>,
+): GeocodingProviderName[] {
+  const configured: GeocodingProviderName[] = [
+    ...(config.mapboxAccessToken ? (['mapbox'] as const) : []),
+    ...(config.googleMapsApiKey ? (['google'] as const) : []),
+  ]
+  const chosen = config.geocodingProvider
+  return chosen && configured.includes(chosen)
+    ? [chosen, ...configured.filter((p) => p !== chosen)]
+    : configured
 }
 
 /** The geocoders of the providers with credentials, the chosen one (`GEOCODING_PROVIDER`) first. */

@@ -1,7 +1,15 @@
 import { type Static, Type } from 'typebox'
 import { NullableTimestamp, Query, Timestamp } from '../../http/schemas.ts'
 import { PageMetaFields, PageQueryFields } from '../../lib/pagination.ts'
-import { ADMIN_NOTICE_TYPES } from './service.ts'
+
+/** What a notification is about: a submission, a comment awaiting moderation, a contact message, a report. */
+export const ADMIN_NOTICE_TYPES = [
+  'item_submitted',
+  'comment_pending',
+  'contact_message',
+  'report_created',
+] as const
+export type AdminNoticeType = (typeof ADMIN_NOTICE_TYPES)[number]
 
 const EXAMPLE = {
   id: '2d4f6a8c-0e1b-4c3d-9e5f-7a9b1c3d5e7f',

@@ -6,17 +6,8 @@ import type { Clock } from '../../lib/clock.ts'
 import { notFound } from '../../lib/errors.ts'
 import { isUuid } from '../../lib/ids.ts'
 import { type Clearable, CONTENT_CHANGED_CHANNEL, contentWriter, NOTICES_CONTENT } from '../content.ts'
-import type { NotificationListQuery } from './schemas.ts'
+import type { AdminNoticeType, NotificationListQuery } from './schemas.ts'
 import { adminNotifications } from './tables.ts'
-
-/** What a notification is about: a submission, a comment awaiting moderation, a contact message, a report. */
-export const ADMIN_NOTICE_TYPES = [
-  'item_submitted',
-  'comment_pending',
-  'contact_message',
-  'report_created',
-] as const
-export type AdminNoticeType = (typeof ADMIN_NOTICE_TYPES)[number]
 
 export interface AdminNotice {
   type: AdminNoticeType

@@ -5,6 +5,7 @@ import { createInvalidatedCache, type InvalidatedCache } from '../../db/invalida
 import type { Clock } from '../../lib/clock.ts'
 import { type FieldIssue, invalidInput } from '../../lib/errors.ts'
 import { CONTENT_CHANGED_CHANNEL, contentWriter, NAVIGATION_CONTENT, SETTINGS_CONTENT } from '../content.ts'
+import { geocodingProviders } from '../geocoding/service.ts'
 import { items } from '../items/tables.ts'
 import type { IndexStatus } from '../locations/service.ts'
 import {
@@ -96,18 +97,6 @@ export interface SiteServiceDeps {
   config: Pick<Config, 'locationEnabled' | 'geocodingProvider' | 'mapboxAccessToken' | 'googleMapsApiKey'>
   /** The location index's figures and latest rebuild, for the map status. */
   locationIndex?: () => Promise<IndexStatus>
-}
-
-/** The geocoding providers that have credentials, the chosen one (`GEOCODING_PROVIDER`) first. */
-export function geocodingProviders(config: SiteServiceDeps['config']): string[] {
-  const configured = [
-    ...(config.mapboxAccessToken ? ['mapbox'] : []),
-    ...(config.googleMapsApiKey ? ['google'] : []),
-  ]
-  const chosen = config.geocodingProvider
-  return chosen && configured.includes(chosen)
-    ? [chosen, ...configured.filter((p) => p !== chosen)]
-    : configured
 }
 
 export function createSiteService({ db, clock, cache, config, locationIndex }: SiteServiceDeps) {

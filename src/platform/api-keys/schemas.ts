@@ -1,6 +1,8 @@
 import { type Static, Type } from 'typebox'
 import { NullableTimestamp, Timestamp } from '../../http/schemas.ts'
-import { API_KEY_NAME_MAX_LENGTH } from './service.ts'
+
+/** The `name` column's length. */
+export const API_KEY_NAME_MAX_LENGTH = 100
 
 const EXAMPLE_ID = '5b0c8a52-8a4e-4f8e-9d7e-3f1f3c2a9b10'
 const EXAMPLE_KEY = 'svc_live_3f9a1c0e5b7d2a4f6e8c0b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a'

@@ -14,7 +14,6 @@ import type { ApiKeyUsage } from './usage.ts'
 
 export const API_KEY_PREFIX = 'svc_live_'
 export const MAX_API_KEYS_PER_USER = 10
-export const API_KEY_NAME_MAX_LENGTH = 100
 const DISPLAY_PREFIX_LENGTH = 12
 const API_KEY_FORMAT = /^svc_live_[0-9a-f]{64}$/
 // Anything longer is refused before hashing, so a huge header costs nothing.

@@ -1,8 +1,18 @@
 import { HOUR_MS } from '../../lib/time.ts'
-import type { NewNotification } from './service.ts'
+import type { NotificationCategory, NotificationType } from './tables.ts'
 
-/** What a helper tells the user; the service adds whose it is. */
-export type Alert = Omit<NewNotification, 'userId'>
+/** What a notification tells the user; the service adds whose it is. */
+export interface Alert {
+  type: NotificationType
+  category: NotificationCategory
+  title: string
+  message: string
+  actionUrl?: string | null
+  actionLabel?: string | null
+  isPersistent?: boolean
+  deduplicationKey?: string | null
+  expiresAt?: Date | null
+}
 
 /** How long an AI provider error stays listed: a later run may well succeed. */
 export const AI_PROVIDER_ERROR_TTL_MS = 24 * HOUR_MS

@@ -20,17 +20,9 @@ export {
 export const DISMISSED_RETENTION_MS = 7 * DAY_MS
 export const NOTIFICATION_RETENTION_MS = 30 * DAY_MS
 
-export interface NewNotification {
+/** A notification to raise: what it says, and whose it is. */
+export interface NewNotification extends alerts.Alert {
   userId: string
-  type: NotificationType
-  category: NotificationCategory
-  title: string
-  message: string
-  actionUrl?: string | null
-  actionLabel?: string | null
-  isPersistent?: boolean
-  deduplicationKey?: string | null
-  expiresAt?: Date | null
 }
 
 /** A notification as the API shows it (CONTRACT.md). */

@@ -3,7 +3,7 @@ import addFormatsModule from 'ajv-formats'
 import { validationDetails } from '../../http/errors.ts'
 import type { FieldIssue } from '../../lib/errors.ts'
 import type { SettingProperty, SettingsSchema } from './definition.ts'
-import { isMasked } from './settings.ts'
+import { isMasked, type ValidatedChange } from './settings.ts'
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
 
@@ -24,14 +24,6 @@ export function compileSettingsSchema(schema: SettingsSchema): Record<string, Va
   }
   compiled.set(schema, validators)
   return validators
-}
-
-/** A settings change as a caller sends it: a value sets the setting, `null` removes it. */
-export type SettingsChange = Record<string, string | number | boolean | null>
-
-export interface ValidatedChange {
-  settings: SettingsChange
-  secrets: SettingsChange
 }
 
 /**

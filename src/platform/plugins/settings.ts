@@ -1,7 +1,6 @@
 import type { Logger } from 'pino'
 import type { Envelope } from '../../lib/crypto.ts'
 import type { Plugin, ResolvedSettings } from './definition.ts'
-import type { SettingsChange } from './settings-schema.ts'
 import type { SealedSettings, StoredSettings } from './tables.ts'
 
 /** How a secret is shown: never the value, at most its last 4 characters after this mark. */
@@ -15,6 +14,15 @@ export function maskSecret(value: string): string {
 /** A masked value sent back unchanged by a settings form: it means "keep the secret", never a new one. */
 export const isMasked = (value: unknown): boolean =>
   typeof value === 'string' && value.startsWith(SECRET_MASK)
+
+/** A settings change as a caller sends it: a value sets the setting, `null` removes it. */
+export type SettingsChange = Record<string, string | number | boolean | null>
+
+/** A change checked against the plugin's schema (settings-schema.ts), split into plain and secret values. */
+export interface ValidatedChange {
+  settings: SettingsChange
+  secrets: SettingsChange
+}
 
 /** Where a level's settings live: the user's own, or one work's. Bound into each secret's envelope. */
 export type SettingsOwner = { kind: 'user'; userId: string } | { kind: 'work'; workId: string }
@@ -58,7 +66,7 @@ export function createPluginSettings({ envelope, env, log }: PluginSettingsDeps)
       plugin: Plugin,
       owner: SettingsOwner,
       current: SettingsLevel,
-      change: { settings: SettingsChange; secrets: SettingsChange },
+      change: ValidatedChange,
     ): SettingsLevel {
       const settings: StoredSettings = { ...current.settings }
       for (const [name, value] of Object.entries(change.settings)) {
