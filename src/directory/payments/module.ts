@@ -7,13 +7,14 @@ import { createSmtpMailer } from '../../integrations/smtp/mailer.ts'
 import type { Jobs } from '../../jobs/index.ts'
 import type { Clock } from '../../lib/clock.ts'
 import type { SiteService } from '../site/service.ts'
-import { adminPaymentRoutes } from './admin-routes.ts'
+import { adminPaymentEventRoutes } from './admin-routes.ts'
 import {
   createPaymentProcessing,
   PAYMENT_EVENTS_SWEEP_JOB,
   PAYMENT_MAIL_JOB,
   type PaymentMail,
 } from './processing.ts'
+import { createStoredEvents } from './stored-events.ts'
 import { paymentWebhookRoutes } from './webhook-routes.ts'
 
 /**
@@ -49,6 +50,7 @@ export function paymentsModule(deps: {
     mailEnabled: mailer !== undefined,
     siteName: async () => (await deps.site.settings()).data.site.name,
   })
+  const events = createStoredEvents(deps)
   const module: Module = {
     name: 'payments',
     routes: (app) => {
@@ -65,7 +67,7 @@ export function paymentsModule(deps: {
           solidgate: config.solidgateWebhookSecret,
         },
       })
-      adminPaymentRoutes(app, { db: deps.db })
+      adminPaymentEventRoutes(app, { events })
     },
     jobs: [
       {

@@ -6,12 +6,14 @@ import type { PaymentGateways } from '../../integrations/payments/gateway.ts'
 import type { Jobs } from '../../jobs/index.ts'
 import type { Clock } from '../../lib/clock.ts'
 import type { AccountService } from '../accounts/service.ts'
+import { adminBillingRoutes } from './billing-routes.ts'
 import {
   createSponsorAdClosing,
   SPONSOR_EXPIRY_JOB,
   SUBSCRIPTION_CANCEL_JOB,
   type SubscriptionCancelJob,
 } from './closing.ts'
+import { createSponsorAdLedger } from './ledger.ts'
 import { createOwnerSponsorAds } from './owner.ts'
 import { publicSponsorAdRoutes, userSponsorAdRoutes } from './owner-routes.ts'
 import { createSponsorAdReview } from './review.ts'
@@ -46,6 +48,7 @@ export function sponsorAdsModule(deps: {
   const owner = createOwnerSponsorAds({ ...deps, closing })
   const review = createSponsorAdReview({ ...deps, closing })
   const shelf = createSponsorAdShelf(deps)
+  const ledger = createSponsorAdLedger(deps)
   deps.accounts.beforeRemove((tx, userId) => closing.cancelSubscriptionsOf(tx, userId))
   const module: Module = {
     name: 'sponsor-ads',
@@ -53,6 +56,7 @@ export function sponsorAdsModule(deps: {
       publicSponsorAdRoutes(app, { shelf })
       userSponsorAdRoutes(app, { ads: owner })
       adminSponsorAdRoutes(app, { review })
+      adminBillingRoutes(app, { ledger })
     },
     jobs: [
       {

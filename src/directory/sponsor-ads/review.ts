@@ -8,6 +8,7 @@ import { offsetOf, type PageMeta, pageMeta } from '../../lib/pagination.ts'
 import { users } from '../accounts/tables.ts'
 import { paymentSubscriptions, sponsorAdPayments } from '../payments/tables.ts'
 import type { SponsorAdClosing } from './closing.ts'
+import { paymentRecordOf, subscriptionRecordOf } from './ledger.ts'
 import type {
   AdminSponsorAd,
   AdminSponsorAdDetail,
@@ -16,13 +17,11 @@ import type {
 } from './review-schemas.ts'
 import {
   addPeriods,
-  adminAdOf,
   adNotFound,
   invalidTransition,
   lockSponsorAd,
-  paymentRecordOf,
   type SponsorAdRow,
-  subscriptionRecordOf,
+  sponsorAdOf,
 } from './rows.ts'
 import { OPEN_SPONSOR_AD_STATUSES, sponsorAds } from './tables.ts'
 
@@ -32,6 +31,20 @@ export interface AdminPage {
   pagination: PageMeta
   stats: { total: number; active: number; pending: number; expired: number; cancelled: number }
 }
+
+const adminAdOf = (
+  row: SponsorAdRow,
+  user: { id: string; name: string | null; email: string } | null,
+): AdminSponsorAd => ({
+  ...sponsorAdOf(row),
+  user,
+  checkoutId: row.checkoutId,
+  subscriptionId: row.subscriptionId,
+  customerId: row.customerId,
+  approvedBy: row.approvedBy,
+  rejectedAt: row.rejectedAt,
+  cancelledBy: row.cancelledBy,
+})
 
 const ADMIN_SORT_COLUMNS = {
   createdAt: sponsorAds.createdAt,

@@ -3,14 +3,11 @@ import type { DbOrTx, Tx } from '../../db/index.ts'
 import type { CheckoutProvider } from '../../integrations/payments/gateway.ts'
 import { forbidden, HttpError, notFound } from '../../lib/errors.ts'
 import { isUuid } from '../../lib/ids.ts'
-import type { paymentSubscriptions, sponsorAdPayments } from '../payments/tables.ts'
-import type { PaymentRecord, SubscriptionRecord } from './billing-schemas.ts'
-import type { AdminSponsorAd } from './review-schemas.ts'
 import type { SponsorAd } from './schemas.ts'
 import { type SponsorInterval, sponsorAds } from './tables.ts'
 
 // What the owner's, the admins' and billing's code share about an ad: its row, its lock, its errors and
-// how it and its payment records are answered.
+// how it is answered.
 
 export type SponsorAdRow = typeof sponsorAds.$inferSelect
 
@@ -87,63 +84,6 @@ export const sponsorAdOf = (row: SponsorAdRow): SponsorAd => ({
   unusedPeriods: row.unusedPeriods,
   approvedAt: row.approvedAt,
   cancelledAt: row.cancelledAt,
-  createdAt: row.createdAt,
-  updatedAt: row.updatedAt,
-})
-
-export const adminAdOf = (
-  row: SponsorAdRow,
-  user: { id: string; name: string | null; email: string } | null,
-): AdminSponsorAd => ({
-  ...sponsorAdOf(row),
-  user,
-  checkoutId: row.checkoutId,
-  subscriptionId: row.subscriptionId,
-  customerId: row.customerId,
-  approvedBy: row.approvedBy,
-  rejectedAt: row.rejectedAt,
-  cancelledBy: row.cancelledBy,
-})
-
-export const paymentRecordOf = (row: typeof sponsorAdPayments.$inferSelect): PaymentRecord => ({
-  id: row.id,
-  provider: row.provider,
-  reference: row.reference,
-  kind: row.kind,
-  eventId: row.eventId,
-  eventType: row.eventType,
-  sponsorAdId: row.sponsorAdId,
-  userId: row.userId,
-  amount: row.amount,
-  currency: row.currency,
-  subscriptionId: row.subscriptionId,
-  customerId: row.customerId,
-  effect: row.effect as PaymentRecord['effect'],
-  createdAt: row.createdAt,
-})
-
-export const subscriptionRecordOf = (row: typeof paymentSubscriptions.$inferSelect): SubscriptionRecord => ({
-  id: row.id,
-  provider: row.provider,
-  subscriptionId: row.subscriptionId,
-  userId: row.userId,
-  sponsorAdId: row.sponsorAdId,
-  planId: row.planId,
-  status: row.status,
-  startDate: row.startDate,
-  endDate: row.endDate,
-  priceId: row.priceId,
-  customerId: row.customerId,
-  currency: row.currency,
-  amount: row.amount,
-  interval: row.interval,
-  intervalCount: row.intervalCount,
-  trialStart: row.trialStart,
-  trialEnd: row.trialEnd,
-  cancelledAt: row.cancelledAt,
-  cancelAtPeriodEnd: row.cancelAtPeriodEnd,
-  cancelReason: row.cancelReason,
-  metadata: row.metadata,
   createdAt: row.createdAt,
   updatedAt: row.updatedAt,
 })
