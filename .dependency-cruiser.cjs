@@ -27,8 +27,6 @@ const knownFileCycles = {
 
 const knownModuleCycles = {
   'payments ↔ sponsor-ads': ['src/directory/payments', 'src/directory/sponsor-ads'],
-  'auth ↔ api-keys': ['src/platform/auth', 'src/platform/api-keys'],
-  'works ↔ activity-log': ['src/platform/works', 'src/platform/activity-log'],
   'items ↔ tags': ['src/directory/items', 'src/directory/tags'],
   'items ↔ categories': ['src/directory/items', 'src/directory/categories'],
   'items ↔ companies': ['src/directory/items', 'src/directory/companies'],

@@ -1,7 +1,7 @@
 import { ACCOUNT_RATE_LIMITS, describeRule, type RateLimitKey } from '../http/rate-limit.ts'
 import type { RateLimitRule } from '../lib/rate-limiter.ts'
 import { MINUTE_MS } from '../lib/time.ts'
-import { authOf } from './auth/guard.ts'
+import { authOf } from './http/guard.ts'
 
 /**
  * Limits of the platform's account routes, per client IP. SPEC.md states none for them: register and

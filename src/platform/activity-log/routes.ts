@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import type { App } from '../../http/app.ts'
 import { invalidField } from '../../http/schemas.ts'
-import { authOf } from '../auth/guard.ts'
+import { authOf } from '../http/guard.ts'
 import { errors } from '../http/schemas.ts'
 import type { Reconciler } from './reconcile.ts'
 import {

@@ -1,6 +1,6 @@
 import type { App } from '../../http/app.ts'
 import { invalidField } from '../../http/schemas.ts'
-import { authOf } from '../auth/guard.ts'
+import { authOf } from '../http/guard.ts'
 import { errors } from '../http/schemas.ts'
 import { ApiKeyCreated, ApiKeyList, ApiKeyParams, ApiKeyRevoked, CreateApiKeyBody } from './schemas.ts'
 import { type ApiKeyService, MAX_API_KEYS_PER_USER } from './service.ts'

@@ -8,11 +8,11 @@ import { badRequest, invalidInput, notFound, unauthorized } from '../../lib/erro
 import { isUuid } from '../../lib/ids.ts'
 import { MINUTE_MS } from '../../lib/time.ts'
 import { users } from '../auth/tables.ts'
+import { API_KEY_PREFIX } from '../http/guard.ts'
 import type { ApiKeyCreated, ApiKeyListItem } from './schemas.ts'
 import { apiKeys } from './tables.ts'
 import type { ApiKeyUsage } from './usage.ts'
 
-export const API_KEY_PREFIX = 'svc_live_'
 export const MAX_API_KEYS_PER_USER = 10
 const DISPLAY_PREFIX_LENGTH = 12
 const API_KEY_FORMAT = /^svc_live_[0-9a-f]{64}$/

@@ -2,9 +2,9 @@ import type { App } from '../../http/app.ts'
 import { describeRule, type RateLimit } from '../../http/rate-limit.ts'
 import { described, invalidField, NoContent } from '../../http/schemas.ts'
 import { contextOf } from '../http/context.ts'
+import { authOf } from '../http/guard.ts'
 import { errors } from '../http/schemas.ts'
 import { PLATFORM_RATE_LIMITS } from '../rate-limit.ts'
-import { authOf } from './guard.ts'
 import {
   ChangePasswordBody,
   LoginBody,

@@ -1,6 +1,6 @@
 import type { App } from '../../http/app.ts'
-import { authOf } from '../auth/guard.ts'
 import { contextOf } from '../http/context.ts'
+import { authOf } from '../http/guard.ts'
 import { errors } from '../http/schemas.ts'
 import { WorkParams } from '../works/schemas.ts'
 import { GenerateBody, GenerationAccepted, GenerationCancelled, WorkItemList } from './schemas.ts'

@@ -1,6 +1,6 @@
 import type { App } from '../../http/app.ts'
 import { described, invalidField } from '../../http/schemas.ts'
-import { authOf } from '../auth/guard.ts'
+import { authOf } from '../http/guard.ts'
 import { errors } from '../http/schemas.ts'
 import {
   AllRead,

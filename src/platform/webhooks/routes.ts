@@ -3,7 +3,7 @@ import type { RateLimit } from '../../http/rate-limit.ts'
 import { described, invalidField, NoContent } from '../../http/schemas.ts'
 import type { RateLimitRule } from '../../lib/rate-limiter.ts'
 import { MINUTE_MS } from '../../lib/time.ts'
-import { authOf } from '../auth/guard.ts'
+import { authOf } from '../http/guard.ts'
 import { errors } from '../http/schemas.ts'
 import { limitedPerAccount, perAccount } from '../rate-limit.ts'
 import {

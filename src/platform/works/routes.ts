@@ -1,7 +1,7 @@
 import type { App } from '../../http/app.ts'
 import { described, invalidField, NoContent } from '../../http/schemas.ts'
-import { authOf } from '../auth/guard.ts'
 import { contextOf } from '../http/context.ts'
+import { authOf } from '../http/guard.ts'
 import { errors } from '../http/schemas.ts'
 import {
   AddMemberBody,

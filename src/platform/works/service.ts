@@ -7,7 +7,6 @@ import { normaliseEmail } from '../../lib/email.ts'
 import { badRequest, conflict, invalidInput, notFound } from '../../lib/errors.ts'
 import { isUuid } from '../../lib/ids.ts'
 import { slugify } from '../../lib/slug.ts'
-import type { ActivityWriter, NewActivity } from '../activity-log/writer.ts'
 import { users } from '../auth/tables.ts'
 import type { EventContext, PlatformEvents } from '../events.ts'
 import type { WorkAccess, WorkWithRole } from './access.ts'
@@ -21,12 +20,32 @@ import {
 } from './schemas.ts'
 import { workMembers, works } from './tables.ts'
 
+/** A change to a work as the activity log records it. */
+export interface WorkAudit {
+  userId: string
+  workId: string
+  actionType: 'work_updated' | 'work_deleted'
+  action: string
+  status: 'completed'
+  summary: string
+  details: Record<string, unknown>
+  context: EventContext
+}
+
+/**
+ * Records a work's change in the change's transaction, never failing it (the activity log's writer). Handed
+ * in rather than imported: the activity log reads works, so works cannot import it back.
+ */
+export interface WorkAuditor {
+  audit(entry: WorkAudit, tx: DbOrTx): Promise<unknown>
+}
+
 export interface WorkServiceDeps {
   db: Db
   clock: Clock
   access: Pick<WorkAccess, 'listVisible' | 'requireView' | 'requireEdit' | 'requireOwner'>
   events: Pick<PlatformEvents, 'emit'>
-  activity: Pick<ActivityWriter, 'audit'>
+  activity: WorkAuditor
 }
 
 const MIN_DERIVED_SLUG_LENGTH = 2
@@ -85,7 +104,7 @@ export function createWorkService({ db, clock, access, events, activity }: WorkS
       base,
     )
 
-  const audit = (tx: DbOrTx, entry: NewActivity) => activity.audit(entry, tx)
+  const audit = (tx: DbOrTx, entry: WorkAudit) => activity.audit(entry, tx)
 
   return {
     async create(ownerId: string, input: CreateWorkBody, context: EventContext): Promise<Work> {

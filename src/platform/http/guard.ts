@@ -1,7 +1,18 @@
 import type { FastifyRequest } from 'fastify'
 import { forbidden, unauthorized } from '../../lib/errors.ts'
-import { API_KEY_PREFIX, type ApiKeyService } from '../api-keys/service.ts'
-import type { AccessTokens } from './jwt.ts'
+
+/** What marks an API key (`svc_live_` and 64 hex digits) wherever a credential is presented. */
+export const API_KEY_PREFIX = 'svc_live_'
+
+/** Checks an access token (auth's JWTs): whose it is, or null for any token that is not valid now. */
+export interface AccessTokenVerifier {
+  verify(token: string): Promise<{ userId: string } | null>
+}
+
+/** Checks an API key (the api-keys service): the key and whose it is, or null for any key not valid now. */
+export interface ApiKeyAuthenticator {
+  authenticate(key: string): Promise<{ id: string; userId: string } | null>
+}
 
 /** Who a platform request acts for. */
 export interface AuthContext {
@@ -43,7 +54,7 @@ export function presentedApiKey(req: FastifyRequest): string | undefined {
 
 export type AuthGuard = (req: FastifyRequest) => Promise<void>
 
-async function jwtAuth(req: FastifyRequest, accessTokens: AccessTokens): Promise<AuthContext> {
+async function jwtAuth(req: FastifyRequest, accessTokens: AccessTokenVerifier): Promise<AuthContext> {
   const token = bearerToken(req)
   if (!token) {
     throw unauthorized(
@@ -65,8 +76,8 @@ export function createRequireAuth({
   accessTokens,
   apiKeys,
 }: {
-  accessTokens: AccessTokens
-  apiKeys: Pick<ApiKeyService, 'authenticate'>
+  accessTokens: AccessTokenVerifier
+  apiKeys: ApiKeyAuthenticator
 }): AuthGuard {
   return async function requireAuth(req) {
     const key = presentedApiKey(req)
@@ -81,7 +92,7 @@ export function createRequireAuth({
 }
 
 /** The guard of routes only a signed-in person may use (API keys, password, notifications): an access token, or 401/403. */
-export function createRequireJwt({ accessTokens }: { accessTokens: AccessTokens }): AuthGuard {
+export function createRequireJwt({ accessTokens }: { accessTokens: AccessTokenVerifier }): AuthGuard {
   return async function requireJwt(req) {
     if (presentedApiKey(req) !== undefined) {
       throw forbidden(
