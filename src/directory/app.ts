@@ -177,6 +177,7 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
   const geocoding = geocodingModule({ config, clock, siteLocationEnabled })
   // Made first: item, comment and notification writes clear it on this instance.
   const figures = dashboardCache(clock)
+  const collections = collectionsModule({ db, clock })
   const items = itemsModule({
     db,
     clock,
@@ -184,8 +185,10 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
     rateLimit,
     alsoClears: [categories.cache, figures.clears.items],
     submissionsOpen: async () => (await site.site.settings()).data.submissions.enabled,
+    categories: categories.categories,
+    collections: collections.collections,
+    profiles: clients.profiles,
   })
-  const collections = collectionsModule({ db, clock })
   const notifications = notificationsModule({ db, clock, caches: [figures.clears.notices] })
   const tags = tagsModule({ db, clock, caches: [items.cache] })
   const companies = companiesModule({ db, clock, caches: [items.cache] })
@@ -230,6 +233,9 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
     log,
     rateLimit,
     items: items.items,
+    comments: comments.comments,
+    profiles: clients.profiles,
+    sessions,
     caches: [...items.items.caches, figures.clears.comments],
   })
   const locations = locationsModule({
@@ -239,6 +245,7 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
     jobs,
     rateLimit,
     geocoding: geocoding.geocoding,
+    items: items.items,
     batchSize: config.locationIndexBatchSize,
     locationEnabled: async () => config.locationEnabled && (await siteLocationEnabled()),
     caches: items.items.caches,

@@ -205,6 +205,7 @@ export async function buildPlatformApp(deps: PlatformDeps): Promise<PlatformApp>
     jobs,
     events,
     access: works.access,
+    workState: works.generationState,
     plugins: plugins.plugins,
     notifications: notifications.notifications,
     maxItems: config.generationMaxItems,

@@ -100,6 +100,11 @@ export function createSessionService({ db, clock, ttlDays }: { db: Db; clock: Cl
       await db.delete(sessions).where(eq(sessions.tokenHash, sha256Hex(token)))
     },
 
+    /** Signs the user out everywhere, in the caller's transaction (a suspension is one change). */
+    async revokeAll(tx: DbOrTx, userId: string): Promise<void> {
+      await tx.delete(sessions).where(eq(sessions.userId, userId))
+    },
+
     deleteExpired: (): Promise<number> => deleteExpired(db, sessions, sessions.expiresAt, clock.now()),
   }
 }

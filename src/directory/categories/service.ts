@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, inArray, ne, type SQL, sql } from 'drizzle-orm'
 import { onForeignKeyViolation, onUniqueViolation } from '../../db/errors.ts'
-import type { Db } from '../../db/index.ts'
+import type { Db, DbOrTx } from '../../db/index.ts'
 import type { InvalidatedCache } from '../../db/invalidated-cache.ts'
 import { countRows, pageOfRows } from '../../db/queries.ts'
 import type { Clock } from '../../lib/clock.ts'
@@ -190,6 +190,24 @@ export function createCategoryService({ db, clock, cache }: CategoryServiceDeps)
           .set({ sortOrder: sql`case ${categories.id} ${positions} end` })
           .where(inArray(categories.id, order))
       })
+    },
+
+    /**
+     * Moves each category's published count by its delta, in the caller's transaction (an item's write,
+     * which tells the instances itself); true when a count changed.
+     */
+    async adjustCounts(tx: DbOrTx, deltas: ReadonlyMap<string, number>): Promise<boolean> {
+      let changed = false
+      for (const [categoryId, delta] of deltas) {
+        if (delta === 0) continue
+        // An increment, not a recount: racing writes each add their own change under the row's lock.
+        await tx
+          .update(categories)
+          .set({ itemCount: sql`greatest(${categories.itemCount} + ${delta}, 0)` })
+          .where(eq(categories.id, categoryId))
+        changed = true
+      }
+      return changed
     },
   }
 }

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import { onUniqueViolation } from '../../db/errors.ts'
 import type { Db, DbOrTx } from '../../db/index.ts'
 import type { Clock } from '../../lib/clock.ts'
@@ -70,6 +70,16 @@ export function createProfileService({
     return row!
   }
 
+  /** The user's profile, locked for the transaction's change of it. */
+  async function lockedProfile(tx: DbOrTx, userId: string): Promise<ClientRow | undefined> {
+    const [profile] = await tx
+      .select()
+      .from(clientProfiles)
+      .where(eq(clientProfiles.userId, userId))
+      .for('update')
+    return profile
+  }
+
   return {
     addProfile,
 
@@ -83,6 +93,45 @@ export function createProfileService({
         const user = await accounts.create(account, tx)
         return { user, profile: await addProfile(user, fields, tx) }
       })
+    },
+
+    /** Counts a submission of the user's (the clients' figures read it); no profile, nothing counted. */
+    async countSubmission(tx: DbOrTx, userId: string): Promise<void> {
+      await tx
+        .update(clientProfiles)
+        .set({ totalSubmissions: sql`${clientProfiles.totalSubmissions} + 1` })
+        .where(eq(clientProfiles.userId, userId))
+    },
+
+    /** A moderation warning: the user's warnings now, or null when they have no profile to warn. */
+    async warn(tx: DbOrTx, userId: string, at: Date): Promise<number | null> {
+      const profile = await lockedProfile(tx, userId)
+      if (!profile) return null
+      const [row] = await tx
+        .update(clientProfiles)
+        .set({ warningCount: sql`${clientProfiles.warningCount} + 1`, updatedAt: at })
+        .where(eq(clientProfiles.id, profile.id))
+        .returning({ warningCount: clientProfiles.warningCount })
+      return row?.warningCount ?? profile.warningCount + 1
+    },
+
+    /**
+     * Suspends the user (a ban is a suspension that also records when it was banned), keeping the first
+     * time of each; false when they have no profile. Their sessions are the caller's to end.
+     */
+    async suspend(tx: DbOrTx, userId: string, { ban }: { ban: boolean }, at: Date): Promise<boolean> {
+      const profile = await lockedProfile(tx, userId)
+      if (!profile) return false
+      await tx
+        .update(clientProfiles)
+        .set({
+          status: 'suspended',
+          suspendedAt: profile.suspendedAt ?? at,
+          ...(ban ? { bannedAt: profile.bannedAt ?? at } : {}),
+          updatedAt: at,
+        })
+        .where(eq(clientProfiles.id, profile.id))
+      return true
     },
 
     /** Keeps the profile's copy of its account's username and email in step with the account. */

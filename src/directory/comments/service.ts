@@ -287,6 +287,15 @@ export function createCommentService({ db, clock, moderation, caches = [] }: Com
       })
     },
 
+    /**
+     * Deletes a comment inside another module's write (a report's moderation), naming comments among what
+     * `touched` tells every instance changed.
+     */
+    async removeWithin(tx: DbOrTx, touched: Set<string>, id: string): Promise<void> {
+      await tx.delete(comments).where(eq(comments.id, id))
+      touched.add(COMMENTS_CONTENT)
+    },
+
     /** Read from the counts the triggers keep (see `commentCounts`), not by counting the comments. */
     async stats() {
       const rows = await db.select().from(commentCounts)

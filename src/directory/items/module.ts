@@ -3,6 +3,9 @@ import type { Db } from '../../db/index.ts'
 import type { Module } from '../../http/modules.ts'
 import type { RateLimit } from '../../http/rate-limit.ts'
 import type { Clock } from '../../lib/clock.ts'
+import type { CategoryService } from '../categories/service.ts'
+import type { ProfileService } from '../clients/profiles.ts'
+import type { CollectionService } from '../collections/service.ts'
 import type { Clearable } from '../content.ts'
 import { createPublicItemCache, createPublicItems } from './public.ts'
 import { adminItemRoutes } from './routes.ts'
@@ -22,11 +25,23 @@ export function itemsModule(deps: {
   alsoClears: Clearable[]
   /** Whether the site's settings take submissions now. */
   submissionsOpen: () => Promise<boolean>
+  categories: Pick<CategoryService, 'adjustCounts'>
+  collections: Pick<CollectionService, 'setItemCollections'>
+  profiles: Pick<ProfileService, 'countSubmission'>
 }) {
   const { db, clock, log, rateLimit } = deps
   const cache = createPublicItemCache(clock)
   const counts = createItemCountCache(clock)
-  const items = createItemService({ db, clock, log, caches: [cache, ...deps.alsoClears], counts })
+  const items = createItemService({
+    db,
+    clock,
+    log,
+    caches: [cache, ...deps.alsoClears],
+    counts,
+    categories: deps.categories,
+    collections: deps.collections,
+    profiles: deps.profiles,
+  })
   const site = createPublicItems({ db, cache })
   const module: Module = {
     name: 'items',

@@ -1,9 +1,12 @@
-/** What an item names besides its own fields: its category (and its count), tags, company and collections. */
-import { and, eq, inArray, sql } from 'drizzle-orm'
+/**
+ * What an item names besides its own fields: its category (and the change of its count), tags, company and
+ * collections. The categories and collections write their own rows; items hand them the change.
+ */
+import { eq, inArray } from 'drizzle-orm'
 import type { DbOrTx } from '../../db/index.ts'
 import { type FieldIssue, invalidInput } from '../../lib/errors.ts'
 import { categories } from '../categories/tables.ts'
-import { collectionItems, collections } from '../collections/tables.ts'
+import { collections } from '../collections/tables.ts'
 import { companies } from '../companies/tables.ts'
 import { tags } from '../tags/tables.ts'
 import { type ItemStatus, itemTags } from './tables.ts'
@@ -86,47 +89,14 @@ export async function setTags(tx: DbOrTx, itemId: string, tagIds: string[]) {
   if (tagIds.length > 0) await tx.insert(itemTags).values(tagIds.map((tagId) => ({ itemId, tagId })))
 }
 
-/** The item's collections become `collectionIds`: it leaves the others and joins the end of new ones. */
-export async function setCollections(tx: DbOrTx, itemId: string, collectionIds: string[], at: Date) {
-  const current = await tx
-    .select({ id: collectionItems.collectionId })
-    .from(collectionItems)
-    .where(eq(collectionItems.itemId, itemId))
-  const currentIds = new Set(current.map((row) => row.id))
-  const wanted = new Set(collectionIds)
-  const leaving = [...currentIds].filter((id) => !wanted.has(id))
-  if (leaving.length > 0) {
-    await tx
-      .delete(collectionItems)
-      .where(and(eq(collectionItems.itemId, itemId), inArray(collectionItems.collectionId, leaving)))
-  }
-  for (const collectionId of collectionIds) {
-    if (currentIds.has(collectionId)) continue
-    // The collection's row is locked as its own item-list writes lock it, so appends and a replacement
-    // of the list are served one after the other.
-    await tx
-      .select({ id: collections.id })
-      .from(collections)
-      .where(eq(collections.id, collectionId))
-      .for('update')
-    await tx
-      .insert(collectionItems)
-      .values({
-        collectionId,
-        itemId,
-        position: sql`(select coalesce(max(${collectionItems.position}), -1) + 1 from ${collectionItems} where ${collectionItems.collectionId} = ${collectionId})`,
-        addedAt: at,
-      })
-      .onConflictDoNothing()
-  }
-}
-
-/** Keeps the published count of each category in step: +1 where an item became published there, -1 where it left. */
-export async function adjustCategoryCounts(
-  tx: DbOrTx,
+/**
+ * How each category's published count moves when an item goes from `before` to `after`: +1 where it became
+ * published there, -1 where it left (the categories' `adjustCounts` applies it).
+ */
+export function categoryCountChanges(
   before: { categoryId: string | null; status: ItemStatus } | null,
   after: { categoryId: string | null; status: ItemStatus } | null,
-): Promise<boolean> {
+): Map<string, number> {
   const deltas = new Map<string, number>()
   const add = (state: typeof before, delta: number) => {
     if (state?.categoryId && state.status === 'published') {
@@ -135,15 +105,5 @@ export async function adjustCategoryCounts(
   }
   add(before, -1)
   add(after, 1)
-  let changed = false
-  for (const [categoryId, delta] of deltas) {
-    if (delta === 0) continue
-    // An increment, not a recount: racing writes each add their own change under the row's lock.
-    await tx
-      .update(categories)
-      .set({ itemCount: sql`greatest(${categories.itemCount} + ${delta}, 0)` })
-      .where(eq(categories.id, categoryId))
-    changed = true
-  }
-  return changed
+  return deltas
 }

@@ -11,7 +11,9 @@ import { isUuid } from '../../lib/ids.ts'
 import { fetchPage, type PageOf } from '../../lib/pagination.ts'
 import { slugify } from '../../lib/slug.ts'
 import { type BulkResult, runBulk } from '../bulk.ts'
-import { clientProfiles } from '../clients/tables.ts'
+import type { CategoryService } from '../categories/service.ts'
+import type { ProfileService } from '../clients/profiles.ts'
+import type { CollectionService } from '../collections/service.ts'
 import {
   CATEGORIES_CONTENT,
   type Clearable,
@@ -30,7 +32,7 @@ import {
   matchesSearch,
   selectAdminItems,
 } from './read.ts'
-import { adjustCategoryCounts, checkReferences, setCollections, setTags, tagIdsOf } from './relations.ts'
+import { categoryCountChanges, checkReferences, setTags, tagIdsOf } from './relations.ts'
 import {
   type AdminItemQuery,
   type CreateItemBody,
@@ -51,6 +53,12 @@ export interface ItemServiceDeps {
   caches: Clearable[]
   /** The admin list's totals per set of filters, until the next item write (see `createItemCountCache`). */
   counts: InvalidatedCache<number>
+  /** The published count of each category, moved in the item's write. */
+  categories: Pick<CategoryService, 'adjustCounts'>
+  /** The collections an item is in, set in the item's write. */
+  collections: Pick<CollectionService, 'setItemCollections'>
+  /** A submission is counted on the submitter's client profile. */
+  profiles: Pick<ProfileService, 'countSubmission'>
 }
 
 /**
@@ -109,10 +117,18 @@ function locationOf(current: Partial<Row>, input: LocationInput | undefined) {
 }
 
 /** Items: the admin's management, the history of every change, and submissions from the site. */
-export function createItemService({ db, clock, log, caches, counts }: ItemServiceDeps) {
+export function createItemService(deps: ItemServiceDeps) {
+  const { db, clock, log, caches, counts, categories, collections, profiles } = deps
   /** Runs a write and tells every instance, this one at once, that items (and what else it names) changed. */
   const write = contentWriter(db, ITEMS_CONTENT, [...caches, counts])
   const itemsByIds = createAdminItemsByIds(db)
+
+  /** Keeps the published count of each category in step with an item going from `before` to `after`. */
+  const adjustCategoryCounts = (
+    tx: DbOrTx,
+    before: Parameters<typeof categoryCountChanges>[0],
+    after: Parameters<typeof categoryCountChanges>[1],
+  ) => categories.adjustCounts(tx, categoryCountChanges(before, after))
 
   /**
    * The row of `id` locked for this transaction, or 404. A change takes `no key update`, which leaves
@@ -199,7 +215,7 @@ export function createItemService({ db, clock, log, caches, counts }: ItemServic
     if (!row) throw new Error('item insert returned no row')
     const tagIds = body.tagIds ?? []
     await setTags(tx, row.id, tagIds)
-    if (body.collectionIds) await setCollections(tx, row.id, body.collectionIds, now)
+    if (body.collectionIds) await collections.setItemCollections(tx, row.id, body.collectionIds, now)
     const changes = changesBetween({}, snapshotOf(row, tagIds)).filter(
       (change) =>
         change.to !== null && !(Array.isArray(change.to) && change.to.length === 0) && change.to !== false,
@@ -241,7 +257,7 @@ export function createItemService({ db, clock, log, caches, counts }: ItemServic
         await record(tx, clock.now(), { itemId: id, actorId: actor.id, action: 'updated', changes: diff })
         if (await adjustCategoryCounts(tx, before, after)) touched.add(CATEGORIES_CONTENT)
       }
-      if (body.collectionIds) await setCollections(tx, id, body.collectionIds, now)
+      if (body.collectionIds) await collections.setItemCollections(tx, id, body.collectionIds, now)
       return read(id, tx)
     }).catch(mapWriteError(body.slug))
   }
@@ -401,6 +417,36 @@ export function createItemService({ db, clock, log, caches, counts }: ItemServic
     update,
     remove,
     removeWithin,
+
+    /**
+     * Gives an item that still lacks coordinates the geocoded ones (and the city or country given), with
+     * their history entry, in the caller's write (the location index's); false when it has coordinates
+     * now, as an admin's edit meanwhile wins.
+     */
+    async setCoordinates(
+      tx: DbOrTx,
+      id: string,
+      place: { latitude: number; longitude: number; city?: string; country?: string },
+      change: { actorId: string | null; note: string },
+    ): Promise<boolean> {
+      const [row] = await tx
+        .update(items)
+        .set({ ...place, updatedAt: clock.now() })
+        .where(and(eq(items.id, id), sql`${items.latitude} is null`))
+        .returning({ id: items.id })
+      if (!row) return false
+      await record(tx, clock.now(), {
+        itemId: id,
+        actorId: change.actorId,
+        action: 'updated',
+        changes: [
+          { field: 'location.latitude', from: null, to: place.latitude },
+          { field: 'location.longitude', from: null, to: place.longitude },
+        ],
+        note: change.note,
+      })
+      return true
+    },
     /** What an item write makes stale on this instance, for a write that runs `removeWithin`. */
     caches: [...caches, counts] as readonly Clearable[],
     review,
@@ -437,11 +483,7 @@ export function createItemService({ db, clock, log, caches, counts }: ItemServic
           submitter.id,
           'submitted',
         )
-        // The submitter's profile counts what they submitted (the clients' figures read it).
-        await tx
-          .update(clientProfiles)
-          .set({ totalSubmissions: sql`${clientProfiles.totalSubmissions} + 1` })
-          .where(eq(clientProfiles.userId, submitter.id))
+        await profiles.countSubmission(tx, submitter.id)
         await notifyAdmins(tx, clock.now(), {
           type: 'item_submitted',
           title: `New submission: ${name}`,

@@ -6,6 +6,7 @@ import type { Jobs } from '../../jobs/index.ts'
 import type { Clock } from '../../lib/clock.ts'
 import type { Clearable } from '../content.ts'
 import type { GeocodingService } from '../geocoding/service.ts'
+import type { ItemService } from '../items/service.ts'
 import { locationRoutes } from './routes.ts'
 import { createLocationService, LOCATION_INDEX_JOB, type LocationIndexJob } from './service.ts'
 
@@ -20,6 +21,7 @@ export function locationsModule(deps: {
   jobs: Pick<Jobs, 'send'>
   rateLimit: RateLimit
   geocoding: Pick<GeocodingService, 'place'>
+  items: Pick<ItemService, 'setCoordinates'>
   batchSize: number
   locationEnabled: () => Promise<boolean>
   caches: readonly Clearable[]

@@ -7,7 +7,7 @@ import type { Clock } from '../../lib/clock.ts'
 import { conflict, HttpError } from '../../lib/errors.ts'
 import { type Clearable, contentWriter, ITEMS_CONTENT } from '../content.ts'
 import type { GeocodingService } from '../geocoding/service.ts'
-import { record } from '../items/history.ts'
+import type { ItemService } from '../items/service.ts'
 import { items } from '../items/tables.ts'
 import { geoAnalytics } from './analytics.ts'
 import { itemLocations, locationIndexRuns } from './tables.ts'
@@ -30,6 +30,8 @@ export interface LocationServiceDeps {
   log: Pick<Logger, 'info' | 'warn'>
   jobs: Pick<Jobs, 'send'>
   geocoding: Pick<GeocodingService, 'place'>
+  /** The items module gives an item its geocoded coordinates. */
+  items: Pick<ItemService, 'setCoordinates'>
   batchSize: number
   /** Whether location features are on (the instance's setting and the site's). */
   locationEnabled: () => Promise<boolean>
@@ -94,7 +96,7 @@ export type MapQuery =
  * the rebuild, a durable job in steps.
  */
 export function createLocationService(deps: LocationServiceDeps) {
-  const { db, clock, log, jobs, geocoding, batchSize } = deps
+  const { db, clock, log, jobs, geocoding, batchSize, items: itemService } = deps
   const writeItems = contentWriter(db, ITEMS_CONTENT, deps.caches)
 
   async function latestRun(executor: DbOrTx = db): Promise<Run | null> {
@@ -168,32 +170,19 @@ export function createLocationService(deps: LocationServiceDeps) {
         return
       }
       const { latitude, longitude, city, country } = answer.result
-      const changed = await writeItems(async (tx) => {
-        // Only if it still lacks coordinates: an admin's edit meanwhile wins.
-        const [row] = await tx
-          .update(items)
-          .set({
+      const changed = await writeItems((tx) =>
+        itemService.setCoordinates(
+          tx,
+          item.id,
+          {
             latitude,
             longitude,
             ...(item.city ? {} : city ? { city: city.slice(0, 100) } : {}),
             ...(item.country ? {} : country ? { country: country.slice(0, 100) } : {}),
-            updatedAt: clock.now(),
-          })
-          .where(and(eq(items.id, item.id), sql`${items.latitude} is null`))
-          .returning({ id: items.id })
-        if (!row) return false
-        await record(tx, clock.now(), {
-          itemId: item.id,
-          actorId,
-          action: 'updated',
-          changes: [
-            { field: 'location.latitude', from: null, to: latitude },
-            { field: 'location.longitude', from: null, to: longitude },
-          ],
-          note: `Geocoded from "${address.slice(0, 200)}" by the location index rebuild`,
-        })
-        return true
-      })
+          },
+          { actorId, note: `Geocoded from "${address.slice(0, 200)}" by the location index rebuild` },
+        ),
+      )
       if (changed) tally.geocoded++
     })
     return tally

@@ -9,10 +9,12 @@ import { conflict, forbidden, HttpError, invalidInput, notFound } from '../../li
 import { isUuid } from '../../lib/ids.ts'
 import { fetchPage } from '../../lib/pagination.ts'
 import { users } from '../accounts/tables.ts'
-import { sessions } from '../auth/tables.ts'
+import type { SessionService } from '../auth/sessions.ts'
+import type { ProfileService } from '../clients/profiles.ts'
 import { clientProfiles } from '../clients/tables.ts'
+import type { CommentService } from '../comments/service.ts'
 import { comments } from '../comments/tables.ts'
-import { type Clearable, COMMENTS_CONTENT, contentWriter, REPORTS_CONTENT } from '../content.ts'
+import { type Clearable, contentWriter, REPORTS_CONTENT } from '../content.ts'
 import type { ItemService } from '../items/service.ts'
 import { items } from '../items/tables.ts'
 import { notifyAdmins } from '../notifications/service.ts'
@@ -34,6 +36,10 @@ export interface ReportServiceDeps {
   clock: Clock
   log: Pick<Logger, 'error'>
   items: Pick<ItemService, 'removeWithin'>
+  comments: Pick<CommentService, 'removeWithin'>
+  /** Warnings and suspensions are kept on the content owner's client profile. */
+  profiles: Pick<ProfileService, 'warn' | 'suspend'>
+  sessions: Pick<SessionService, 'revokeAll'>
   /** What a moderation write makes stale on this instance: item and comment caches. */
   caches: readonly Clearable[]
 }
@@ -85,7 +91,8 @@ const contentNamed = (report: {
 }) => report.targetId ?? report.contentId
 
 /** Reports of items and comments, their review, and the moderation actions a resolution runs. */
-export function createReportService({ db, clock, log, items: itemService, caches }: ReportServiceDeps) {
+export function createReportService(deps: ReportServiceDeps) {
+  const { db, clock, log, items: itemService, comments: commentService, profiles, sessions, caches } = deps
   const write = contentWriter(db, REPORTS_CONTENT, caches)
 
   const selectReports = (executor: DbOrTx = db) =>
@@ -134,17 +141,6 @@ export function createReportService({ db, clock, log, items: itemService, caches
     )
   }
 
-  /** The owner's client profile, locked; the action fails when they have none. */
-  async function ownerProfile(tx: DbOrTx, ownerId: string) {
-    const [profile] = await tx
-      .select()
-      .from(clientProfiles)
-      .where(eq(clientProfiles.userId, ownerId))
-      .for('update')
-    if (!profile) throw new ActionFailed('The content owner has no client profile to act on')
-    return profile
-  }
-
   /** Runs the resolution's action inside the report's transaction; throws `ActionFailed` (or worse) to fail. */
   async function act(
     tx: DbOrTx,
@@ -176,8 +172,7 @@ export function createReportService({ db, clock, log, items: itemService, caches
       if (report.contentType === 'item') {
         await itemService.removeWithin(tx, touched, content.id, { id: actorId })
       } else {
-        await tx.delete(comments).where(eq(comments.id, content.id))
-        touched.add(COMMENTS_CONTENT)
+        await commentService.removeWithin(tx, touched, content.id)
       }
       await record('content_removed', content.ownerId)
       return `Removed the reported ${report.contentType}`
@@ -185,28 +180,16 @@ export function createReportService({ db, clock, log, items: itemService, caches
 
     const action = USER_ACTIONS[resolution]
     if (!action || !ownerId) throw new ActionFailed('No content owner to act on')
-    const profile = await ownerProfile(tx, ownerId)
+    const noProfile = () => new ActionFailed('The content owner has no client profile to act on')
     let message: string
     if (action === 'warned') {
-      const [row] = await tx
-        .update(clientProfiles)
-        .set({ warningCount: sql`${clientProfiles.warningCount} + 1`, updatedAt: now })
-        .where(eq(clientProfiles.id, profile.id))
-        .returning({ warningCount: clientProfiles.warningCount })
-      const warnings = row?.warningCount ?? profile.warningCount + 1
+      const warnings = await profiles.warn(tx, ownerId, now)
+      if (warnings === null) throw noProfile()
       message = `Warned the content owner (${warnings} warning${warnings === 1 ? '' : 's'} now)`
     } else {
-      await tx
-        .update(clientProfiles)
-        .set({
-          status: 'suspended',
-          suspendedAt: profile.suspendedAt ?? now,
-          ...(action === 'banned' ? { bannedAt: profile.bannedAt ?? now } : {}),
-          updatedAt: now,
-        })
-        .where(eq(clientProfiles.id, profile.id))
+      if (!(await profiles.suspend(tx, ownerId, { ban: action === 'banned' }, now))) throw noProfile()
       // Signed out everywhere at once; signing in again is refused while the suspension lasts.
-      await tx.delete(sessions).where(eq(sessions.userId, ownerId))
+      await sessions.revokeAll(tx, ownerId)
       message = action === 'banned' ? 'Banned the content owner' : 'Suspended the content owner'
     }
     await record(action, ownerId)

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, lt, notInArray, or, sql } from 'drizzle-orm'
+import { and, asc, eq, inArray, lt, or, sql } from 'drizzle-orm'
 import type { Logger } from 'pino'
 import type { Db, DbOrTx } from '../../db/index.ts'
 import type { Jobs } from '../../jobs/index.ts'
@@ -7,7 +7,8 @@ import { conflict } from '../../lib/errors.ts'
 import type { EventContext, PlatformEvents } from '../events.ts'
 import type { PluginService } from '../plugins/service.ts'
 import type { WorkAccess } from '../works/access.ts'
-import { type GenerateStatus, works } from '../works/tables.ts'
+import { GENERATING, type WorkGenerationState } from '../works/generation-state.ts'
+import { works } from '../works/tables.ts'
 import type { WorkItem } from './schemas.ts'
 import { workGenerations, workItems } from './tables.ts'
 import {
@@ -25,7 +26,6 @@ export const GENERATION_RECOVERY_JOB = 'work-generation-recovery'
 const LOG_LINE_MAX_LENGTH = 300
 /** A run whose worker stopped this many times is ended as ERROR rather than resumed again. */
 export const MAX_RUN_ATTEMPTS = 3
-const RUNNING: GenerateStatus[] = ['PENDING', 'GENERATING']
 
 export interface GenerationServiceDeps {
   db: Db
@@ -34,6 +34,8 @@ export interface GenerationServiceDeps {
   jobs: Pick<Jobs, 'send'>
   events: Pick<PlatformEvents, 'emit'>
   access: Pick<WorkAccess, 'requireEdit' | 'requireView'>
+  /** The work's generation state (its status, log and item count), which the works module writes. */
+  workState: WorkGenerationState
   plugins: Pick<PluginService, 'aiProviderForWork'>
   notifications: GenerationNotifier
   maxItems: number
@@ -46,7 +48,7 @@ export interface GenerationServiceDeps {
  * worker died is resumed (or ended) by the recovery pass.
  */
 export function createGenerationService(deps: GenerationServiceDeps) {
-  const { db, clock, log, jobs, events, access, plugins, staleMs } = deps
+  const { db, clock, log, jobs, events, access, plugins, staleMs, workState } = deps
 
   const line = (text: string) =>
     `${clock.now().toISOString().slice(11, 19)} ${text.replace(/\s+/g, ' ')}`.slice(0, LOG_LINE_MAX_LENGTH)
@@ -75,9 +77,7 @@ export function createGenerationService(deps: GenerationServiceDeps) {
   ) {
     return db.transaction(async (tx) => {
       const now = clock.now()
-      // The work's row first, as deleting a work takes it before its runs and items: the other order
-      // deadlocks with a delete of the work.
-      await tx.select({ id: works.id }).from(works).where(eq(works.id, run.workId)).for('no key update')
+      await workState.lock(tx, run.workId)
       const [ended] = await tx
         .update(workGenerations)
         .set({
@@ -89,7 +89,7 @@ export function createGenerationService(deps: GenerationServiceDeps) {
         .where(
           byWorker
             ? heldBy(run)
-            : and(eq(workGenerations.id, run.id), inArray(workGenerations.status, RUNNING)),
+            : and(eq(workGenerations.id, run.id), inArray(workGenerations.status, GENERATING)),
         )
         .returning()
       if (!ended) return false
@@ -108,16 +108,12 @@ export function createGenerationService(deps: GenerationServiceDeps) {
           ) with ordinality as item(name, description, url, category, tags, ordinality)`)
         itemsCount = outcome.items.length
       }
-      const [work] = await tx
-        .update(works)
-        .set({
-          generateStatus: outcome.status,
-          recentLogs: logs.slice(-RECENT_LOG_LINES),
-          ...(itemsCount === undefined ? {} : { itemsCount }),
-          updatedAt: now,
-        })
-        .where(eq(works.id, run.workId))
-        .returning()
+      const work = await workState.recordGeneration(tx, run.workId, {
+        status: outcome.status,
+        recentLogs: logs.slice(-RECENT_LOG_LINES),
+        itemsCount,
+        at: now,
+      })
       if (outcome.status === 'ERROR' && outcome.notify) await outcome.notify(tx)
       await events.emit(
         {
@@ -172,16 +168,9 @@ export function createGenerationService(deps: GenerationServiceDeps) {
       const { plugin, provider } = await plugins.aiProviderForWork(work)
       const now = clock.now()
       await db.transaction(async (tx) => {
-        const [claimed] = await tx
-          .update(works)
-          .set({
-            generateStatus: 'PENDING',
-            recentLogs: [line(`Queued: ${plugin.name} (${provider.model}) will generate the items`)],
-            updatedAt: now,
-          })
-          .where(and(eq(works.id, work.id), notInArray(works.generateStatus, RUNNING)))
-          .returning({ id: works.id })
-        if (!claimed) throw conflict('A generation is already running for this work', 'GENERATION_RUNNING')
+        const firstLog = line(`Queued: ${plugin.name} (${provider.model}) will generate the items`)
+        if (!(await workState.claim(tx, work.id, [firstLog], now)))
+          throw conflict('A generation is already running for this work', 'GENERATION_RUNNING')
         const [run] = await tx
           .insert(workGenerations)
           .values({
@@ -208,7 +197,7 @@ export function createGenerationService(deps: GenerationServiceDeps) {
       const [run] = await db
         .select()
         .from(workGenerations)
-        .where(and(eq(workGenerations.workId, work.id), inArray(workGenerations.status, RUNNING)))
+        .where(and(eq(workGenerations.workId, work.id), inArray(workGenerations.status, GENERATING)))
       const cancelled =
         run &&
         (await finish(
@@ -266,7 +255,7 @@ export function createGenerationService(deps: GenerationServiceDeps) {
         .from(workGenerations)
         .where(
           and(
-            inArray(workGenerations.status, RUNNING),
+            inArray(workGenerations.status, GENERATING),
             lt(workGenerations.heartbeatAt, new Date(clock.now().getTime() - staleMs)),
           ),
         )

@@ -1,10 +1,11 @@
-import { and, eq, sql } from 'drizzle-orm'
+import { type and, eq, sql } from 'drizzle-orm'
 import type { Logger } from 'pino'
 import type { Db, DbOrTx, Tx } from '../../db/index.ts'
 import { AiProviderError } from '../../integrations/openai/client.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { HttpError } from '../../lib/errors.ts'
 import type { PluginService } from '../plugins/service.ts'
+import type { WorkGenerationState } from '../works/generation-state.ts'
 import { works } from '../works/tables.ts'
 import {
   type GeneratedItem,
@@ -53,6 +54,7 @@ export interface RunExecutorDeps {
   log: Logger
   plugins: Pick<PluginService, 'aiProviderForWork'>
   notifications: GenerationNotifier
+  workState: Pick<WorkGenerationState, 'log'>
   maxItems: number
   staleMs: number
   /** A timestamped log line. */
@@ -68,7 +70,7 @@ export interface RunExecutorDeps {
  * unusable), and end the run; a heartbeat shows the run is alive and notices a cancel meanwhile.
  */
 export function createRunExecutor(deps: RunExecutorDeps) {
-  const { db, clock, log, plugins, notifications, maxItems, staleMs, line, heldBy, finish } = deps
+  const { db, clock, log, plugins, notifications, workState, maxItems, staleMs, line, heldBy, finish } = deps
 
   /** The provider's failure as the run's outcome, with the notification it calls for. */
   function providerOutcome(error: AiProviderError, run: Run, providerId: string): Outcome {
@@ -108,15 +110,9 @@ export function createRunExecutor(deps: RunExecutorDeps) {
     const logs = run.attempts > 1 ? [...work.recentLogs] : []
     const say = async (text: string) => {
       logs.push(line(text))
-      const [alive] = await db
-        .update(works)
-        .set({ recentLogs: logs.slice(-RECENT_LOG_LINES), generateStatus: 'GENERATING' })
-        .where(
-          and(eq(works.id, work.id), sql`exists (select 1 from ${workGenerations} where ${heldBy(run)})`),
-        )
-        .returning({ id: works.id })
+      const held = sql`exists (select 1 from ${workGenerations} where ${heldBy(run)})`
       // Cancelled (or ended elsewhere): stop between steps.
-      if (!alive) throw new RunStopped()
+      if (!(await workState.log(work.id, logs.slice(-RECENT_LOG_LINES), held))) throw new RunStopped()
     }
 
     // The heartbeat also notices a cancel while the provider is thinking, and stops the request.
