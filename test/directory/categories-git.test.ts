@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test'
 import { createLogger } from '../../src/lib/logger.ts'
 import { type GitHubFake, startGitHubFake } from '../fakes/github.ts'
 import { APP_ORIGIN, type DirectoryHarness, startDirectory } from '../helpers/apps.ts'
+import { type Requests, requests } from '../helpers/requests.ts'
 
 const TOKEN = `ghp_${randomBytes(12).toString('hex')}`
 const REPOSITORY = 'acme/awesome-data'
@@ -13,6 +14,8 @@ const GIT = '/api/admin/categories/git'
 let github: GitHubFake
 let h: DirectoryHarness
 let admin: string
+/** The admin's requests, as the categories screen sends them (from inject's own address). */
+let api: Requests
 const extra: DirectoryHarness[] = []
 
 before(async () => {
@@ -22,6 +25,7 @@ before(async () => {
     env: { DATA_REPOSITORY: REPOSITORY, GIT_TOKEN: TOKEN, GITHUB_API_URL: github.url },
   })
   admin = await h.adminCookie()
+  api = requests(h, { origin: APP_ORIGIN, cookie: admin })
 })
 after(async () => {
   for (const harness of extra) await harness.close()
@@ -36,28 +40,13 @@ async function startOther(env: Record<string, string | undefined>, log = createL
   return { harness, cookie: await harness.adminCookie() }
 }
 
-function call(
-  method: 'GET' | 'POST',
-  url: string,
-  payload?: unknown,
-  harness: DirectoryHarness = h,
-  cookie: string = admin,
-) {
-  return harness.app.inject({
-    method,
-    url,
-    payload: payload as object,
-    headers: { cookie, origin: APP_ORIGIN },
-  })
-}
-
 const uniqueId = (prefix = 'cat') => `${prefix}-${randomBytes(4).toString('hex')}`
 
 const fileEntries = () =>
   JSON.parse(github.readFile(REPOSITORY, FILE) ?? '[]') as { id: string; name: string }[]
 
 async function activeCategories() {
-  const res = await call('GET', '/api/admin/categories?limit=100')
+  const res = await api.get('/api/admin/categories?limit=100')
   assert.equal(res.statusCode, 200, res.body)
   return (res.json().categories as { id: string; name: string }[]).map(({ id, name }) => ({ id, name }))
 }
@@ -70,8 +59,11 @@ describe('admin categories in Git: access', () => {
     ]) {
       const { harness, cookie } = await startOther(env)
       for (const res of [
-        await call('GET', GIT, undefined, harness, cookie),
-        await call('POST', GIT, { id: 'not-configured', name: 'Not configured' }, harness, cookie),
+        await requests(harness, { origin: APP_ORIGIN, cookie }).get(GIT),
+        await requests(harness, { origin: APP_ORIGIN, cookie }).post(GIT, {
+          id: 'not-configured',
+          name: 'Not configured',
+        }),
       ]) {
         assert.equal(res.statusCode, 500, res.body)
         assert.deepEqual(res.json(), {
@@ -101,7 +93,7 @@ describe('admin categories in Git: OpenAPI', () => {
 
 describe('admin categories in Git: status', () => {
   it('answers an empty list when the file does not exist yet', async () => {
-    const res = await call('GET', GIT)
+    const res = await api.get(GIT)
     assert.equal(res.statusCode, 200, res.body)
     const body = res.json()
     assert.equal(body.success, true)
@@ -115,7 +107,7 @@ describe('admin categories in Git: status', () => {
   it('reports the file, its last commit and whether the stored categories match it', async () => {
     const stored = await activeCategories()
     const written = github.writeFile(REPOSITORY, FILE, JSON.stringify(stored))
-    let res = await call('GET', GIT)
+    let res = await api.get(GIT)
     assert.equal(res.statusCode, 200, res.body)
     let body = res.json()
     assert.deepEqual(body.categories, stored)
@@ -125,15 +117,15 @@ describe('admin categories in Git: status', () => {
 
     // A category stored here but not in the file: out of date, until it is committed.
     const id = uniqueId('db')
-    const created = await call('POST', '/api/admin/categories', { id, name: `Stored ${id}` })
+    const created = await api.post('/api/admin/categories', { id, name: `Stored ${id}` })
     assert.equal(created.statusCode, 201, created.body)
-    res = await call('GET', GIT)
+    res = await api.get(GIT)
     body = res.json()
     assert.equal(body.status.isUpToDate, false)
 
-    const committed = await call('POST', GIT, { id, name: `Stored ${id}` })
+    const committed = await api.post(GIT, { id, name: `Stored ${id}` })
     assert.equal(committed.statusCode, 200, committed.body)
-    res = await call('GET', GIT)
+    res = await api.get(GIT)
     body = res.json()
     assert.equal(body.status.isUpToDate, true)
     assert.equal(
@@ -144,10 +136,10 @@ describe('admin categories in Git: status', () => {
 
     // A renamed entry in the file is out of date too.
     github.writeFile(REPOSITORY, FILE, JSON.stringify([...stored, { id, name: `Renamed ${id}` }]))
-    res = await call('GET', GIT)
+    res = await api.get(GIT)
     assert.equal(res.json().status.isUpToDate, false)
     // Put it back so the other tests start from a matching file.
-    await call('POST', GIT, { id, name: `Stored ${id}` })
+    await api.post(GIT, { id, name: `Stored ${id}` })
   })
 
   it('uses the branch head for the last commit when no commit touched the file', async () => {
@@ -159,7 +151,7 @@ describe('admin categories in Git: status', () => {
       GIT_TOKEN: TOKEN,
       GITHUB_API_URL: github.url,
     })
-    const res = await call('GET', GIT, undefined, harness, cookie)
+    const res = await requests(harness, { origin: APP_ORIGIN, cookie }).get(GIT)
     assert.equal(res.statusCode, 200, res.body)
     const body = res.json()
     assert.equal(body.status.branch, 'trunk')
@@ -172,7 +164,7 @@ describe('admin categories in Git: commit', () => {
   it('adds an entry in one commit, then updates it on a second POST of the same id', async () => {
     const id = uniqueId('tools')
     const before = github.commits(REPOSITORY).length
-    let res = await call('POST', GIT, { id, name: 'Dev Tools' })
+    let res = await api.post(GIT, { id, name: 'Dev Tools' })
     assert.equal(res.statusCode, 200, res.body)
     assert.deepEqual(res.json(), {
       success: true,
@@ -186,7 +178,7 @@ describe('admin categories in Git: commit', () => {
     assert.equal(github.commits(REPOSITORY).length, before + 1)
     assert.equal(github.commits(REPOSITORY)[0]?.message, 'Add category Dev Tools')
 
-    res = await call('POST', GIT, { id, name: '  Developer Tools ' })
+    res = await api.post(GIT, { id, name: '  Developer Tools ' })
     assert.equal(res.statusCode, 200, res.body)
     assert.equal(res.json().category.name, 'Developer Tools')
     assert.equal(res.json().message, 'Category updated in the data repository')
@@ -199,7 +191,7 @@ describe('admin categories in Git: commit', () => {
 
     // The same entry again commits nothing.
     const count = github.commits(REPOSITORY).length
-    res = await call('POST', GIT, { id, name: 'Developer Tools' })
+    res = await api.post(GIT, { id, name: 'Developer Tools' })
     assert.equal(res.statusCode, 200, res.body)
     assert.equal(github.commits(REPOSITORY).length, count)
   })
@@ -212,7 +204,10 @@ describe('admin categories in Git: commit', () => {
       GIT_TOKEN: TOKEN,
       GITHUB_API_URL: github.url,
     })
-    const res = await call('POST', GIT, { id: 'first', name: 'First' }, harness, cookie)
+    const res = await requests(harness, { origin: APP_ORIGIN, cookie }).post(GIT, {
+      id: 'first',
+      name: 'First',
+    })
     assert.equal(res.statusCode, 200, res.body)
     assert.deepEqual(JSON.parse(github.readFile(repository, FILE) ?? 'null'), [
       { id: 'first', name: 'First' },
@@ -231,7 +226,7 @@ describe('admin categories in Git: commit', () => {
       )
     })
     const puts = github.puts.length
-    const res = await call('POST', GIT, { id, name: 'Retried' })
+    const res = await api.post(GIT, { id, name: 'Retried' })
     assert.equal(res.statusCode, 200, res.body)
     assert.deepEqual(
       github.puts.slice(puts).map((put) => put.status),
@@ -254,7 +249,7 @@ describe('admin categories in Git: commit', () => {
       change()
       github.beforeNextPut(change)
     })
-    const res = await call('POST', GIT, { id: uniqueId('lost'), name: 'Lost race' })
+    const res = await api.post(GIT, { id: uniqueId('lost'), name: 'Lost race' })
     assert.equal(res.statusCode, 409, res.body)
     assert.equal(res.json().success, false)
     assert.deepEqual(
@@ -277,14 +272,14 @@ describe('admin categories in Git: commit', () => {
       { id: 'long-name', name: 'x'.repeat(101) },
       { id: 'x'.repeat(101), name: 'Long id' },
     ]) {
-      const res = await call('POST', GIT, payload)
+      const res = await api.post(GIT, payload)
       assert.equal(res.statusCode, 400, `${JSON.stringify(payload)}: ${res.body}`)
       assert.equal(res.json().success, false)
     }
     // The edges themselves are accepted.
-    const edge = await call('POST', GIT, { id: 'x'.repeat(100), name: 'ab' })
+    const edge = await api.post(GIT, { id: 'x'.repeat(100), name: 'ab' })
     assert.equal(edge.statusCode, 200, edge.body)
-    const long = await call('POST', GIT, { id: 'y'.repeat(100), name: 'n'.repeat(100) })
+    const long = await api.post(GIT, { id: 'y'.repeat(100), name: 'n'.repeat(100) })
     assert.equal(long.statusCode, 200, long.body)
   })
 })
@@ -300,8 +295,8 @@ describe('admin categories in Git: Git host failures', () => {
     )
     const seen = github.authorizations.length
     for (const res of [
-      await call('GET', GIT, undefined, harness, cookie),
-      await call('POST', GIT, { id: 'refused', name: 'Refused' }, harness, cookie),
+      await requests(harness, { origin: APP_ORIGIN, cookie }).get(GIT),
+      await requests(harness, { origin: APP_ORIGIN, cookie }).post(GIT, { id: 'refused', name: 'Refused' }),
     ]) {
       assert.equal(res.statusCode, 502, res.body)
       assert.deepEqual(res.json(), {
@@ -327,8 +322,8 @@ describe('admin categories in Git: Git host failures', () => {
       GITHUB_API_URL: github.url,
     })
     for (const res of [
-      await call('GET', GIT, undefined, harness, cookie),
-      await call('POST', GIT, { id: 'missing', name: 'Missing' }, harness, cookie),
+      await requests(harness, { origin: APP_ORIGIN, cookie }).get(GIT),
+      await requests(harness, { origin: APP_ORIGIN, cookie }).post(GIT, { id: 'missing', name: 'Missing' }),
     ]) {
       assert.equal(res.statusCode, 502, res.body)
       assert.deepEqual(res.json(), {
@@ -345,7 +340,7 @@ describe('admin categories in Git: Git host failures', () => {
       GIT_TOKEN: TOKEN,
       GITHUB_API_URL: 'http://127.0.0.1:9',
     })
-    const res = await call('GET', GIT, undefined, harness, cookie)
+    const res = await requests(harness, { origin: APP_ORIGIN, cookie }).get(GIT)
     assert.equal(res.statusCode, 502, res.body)
     assert.equal(res.json().success, false)
     assert.ok(!res.body.includes(TOKEN))

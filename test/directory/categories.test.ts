@@ -5,50 +5,39 @@ import { eq } from 'drizzle-orm'
 import { categories } from '../../src/directory/categories/tables.ts'
 import { APP_ORIGIN, type DirectoryHarness, startDirectory, until } from '../helpers/apps.ts'
 import { race } from '../helpers/database.ts'
+import { type Requests, requests } from '../helpers/requests.ts'
 
 let h: DirectoryHarness
 let admin: string
+/** The admin's requests, as the categories screen sends them (from inject's own address). */
+let api: Requests
 
 before(async () => {
   h = await startDirectory()
   admin = await h.adminCookie()
+  api = requests(h, { origin: APP_ORIGIN, cookie: admin })
 })
 after(() => h.close())
 
 const BASE = '/api/admin/categories'
 
-function call(
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
-  url: string,
-  payload?: unknown,
-  harness: DirectoryHarness = h,
-  cookie: string = admin,
-) {
-  return harness.app.inject({
-    method,
-    url,
-    payload: payload as object,
-    headers: { cookie, origin: APP_ORIGIN },
-  })
-}
-
 /** A name no other test uses, so tests never depend on each other's rows. */
 const uniqueName = (prefix = 'Category') => `${prefix} ${randomBytes(4).toString('hex')}`
 
 async function create(name = uniqueName(), id?: string) {
-  const res = await call('POST', BASE, { name, ...(id ? { id } : {}) })
+  const res = await api.post(BASE, { name, ...(id ? { id } : {}) })
   assert.equal(res.statusCode, 201, res.body)
   return res.json().category as { id: string; name: string; isActive: boolean }
 }
 
 async function listIds(query = 'limit=100&includeInactive=true') {
-  const res = await call('GET', `${BASE}?${query}`)
+  const res = await api.get(`${BASE}?${query}`)
   assert.equal(res.statusCode, 200, res.body)
   return (res.json().categories as { id: string }[]).map((category) => category.id)
 }
 
 async function allIds(harness = h, cookie = admin) {
-  const res = await call('GET', `${BASE}/all`, undefined, harness, cookie)
+  const res = await requests(harness, { origin: APP_ORIGIN, cookie }).get(`${BASE}/all`)
   assert.equal(res.statusCode, 200, res.body)
   return (res.json().data as { id: string }[]).map((category) => category.id)
 }
@@ -56,7 +45,7 @@ async function allIds(harness = h, cookie = admin) {
 describe('admin categories: happy path', () => {
   it('create answers 201 with the category, its id slugged from the name', async () => {
     const suffix = randomBytes(4).toString('hex')
-    const res = await call('POST', BASE, { name: `  Café Guide ${suffix} ` })
+    const res = await api.post(BASE, { name: `  Café Guide ${suffix} ` })
     assert.equal(res.statusCode, 201, res.body)
     const body = res.json()
     assert.equal(body.success, true)
@@ -84,27 +73,27 @@ describe('admin categories: happy path', () => {
 
   it('read, rename and read again', async () => {
     const category = await create()
-    const read = await call('GET', `${BASE}/${category.id}`)
+    const read = await api.get(`${BASE}/${category.id}`)
     assert.equal(read.statusCode, 200)
     assert.deepEqual(read.json().data.name, category.name)
     const newName = uniqueName('Renamed')
-    const updated = await call('PUT', `${BASE}/${category.id}`, { name: newName })
+    const updated = await api.put(`${BASE}/${category.id}`, { name: newName })
     assert.equal(updated.statusCode, 200, updated.body)
     assert.equal(updated.json().success, true)
     assert.equal(updated.json().data.name, newName)
     assert.equal(typeof updated.json().message, 'string')
-    assert.equal((await call('GET', `${BASE}/${category.id}`)).json().data.name, newName)
+    assert.equal((await api.get(`${BASE}/${category.id}`)).json().data.name, newName)
   })
 
   it('renaming a category to its own name in another case is allowed', async () => {
     const category = await create(uniqueName('lower'))
-    const res = await call('PUT', `${BASE}/${category.id}`, { name: category.name.toUpperCase() })
+    const res = await api.put(`${BASE}/${category.id}`, { name: category.name.toUpperCase() })
     assert.equal(res.statusCode, 200, res.body)
   })
 
   it('list pages with total and totalPages', async () => {
     for (let i = 0; i < 3; i++) await create()
-    const res = await call('GET', `${BASE}?page=1&limit=2`)
+    const res = await api.get(`${BASE}?page=1&limit=2`)
     assert.equal(res.statusCode, 200)
     const body = res.json()
     assert.equal(body.success, true)
@@ -113,7 +102,7 @@ describe('admin categories: happy path', () => {
     assert.equal(body.categories.length, 2)
     assert.ok(body.total >= 3)
     assert.equal(body.totalPages, Math.ceil(body.total / 2))
-    const beyond = await call('GET', `${BASE}?page=${body.totalPages + 1}&limit=2`)
+    const beyond = await api.get(`${BASE}?page=${body.totalPages + 1}&limit=2`)
     assert.deepEqual(beyond.json().categories, [])
   })
 
@@ -122,8 +111,8 @@ describe('admin categories: happy path', () => {
       ['name', 'name'],
       ['id', 'id'],
     ] as const) {
-      const asc = (await call('GET', `${BASE}?limit=100&sortBy=${sortBy}&sortOrder=asc`)).json().categories
-      const desc = (await call('GET', `${BASE}?limit=100&sortBy=${sortBy}&sortOrder=desc`)).json().categories
+      const asc = (await api.get(`${BASE}?limit=100&sortBy=${sortBy}&sortOrder=asc`)).json().categories
+      const desc = (await api.get(`${BASE}?limit=100&sortBy=${sortBy}&sortOrder=desc`)).json().categories
       const values = asc.map((category: Record<string, string>) => category[key])
       assert.deepEqual(
         desc.map((category: Record<string, string>) => category[key]),
@@ -140,7 +129,7 @@ describe('admin categories: happy path', () => {
 
   it('soft delete deactivates: hidden from the list and /all unless includeInactive', async () => {
     const category = await create()
-    const res = await call('DELETE', `${BASE}/${category.id}`)
+    const res = await api.delete(`${BASE}/${category.id}`)
     assert.equal(res.statusCode, 200, res.body)
     assert.equal(res.json().success, true)
     assert.equal(typeof res.json().message, 'string')
@@ -148,16 +137,16 @@ describe('admin categories: happy path', () => {
     assert.ok(!(await listIds('limit=100&includeInactive=false')).includes(category.id))
     assert.ok((await listIds('limit=100&includeInactive=true')).includes(category.id))
     assert.ok(!(await allIds()).includes(category.id))
-    const read = await call('GET', `${BASE}/${category.id}`)
+    const read = await api.get(`${BASE}/${category.id}`)
     assert.equal(read.statusCode, 200)
     assert.equal(read.json().data.isActive, false)
   })
 
   it('hard delete removes the row', async () => {
     const category = await create()
-    const res = await call('DELETE', `${BASE}/${category.id}?hard=true`)
+    const res = await api.delete(`${BASE}/${category.id}?hard=true`)
     assert.equal(res.statusCode, 200, res.body)
-    assert.equal((await call('GET', `${BASE}/${category.id}`)).statusCode, 404)
+    assert.equal((await api.get(`${BASE}/${category.id}`)).statusCode, 404)
     assert.ok(!(await listIds()).includes(category.id))
     const rows = await h.databases.directory.db
       .select()
@@ -168,7 +157,7 @@ describe('admin categories: happy path', () => {
 
   it('reorder sets the order of the list and of /all; unlisted categories follow', async () => {
     const [a, b, c] = [await create(), await create(), await create()]
-    const res = await call('PUT', `${BASE}/reorder`, { categoryIds: [c.id, a.id, b.id] })
+    const res = await api.put(`${BASE}/reorder`, { categoryIds: [c.id, a.id, b.id] })
     assert.equal(res.statusCode, 200, res.body)
     assert.equal(res.json().success, true)
     assert.equal(typeof res.json().message, 'string')
@@ -183,7 +172,7 @@ describe('admin categories: happy path', () => {
 
   it('/all answers the active categories, for a locale too', async () => {
     const category = await create()
-    const res = await call('GET', `${BASE}/all?locale=pt-BR`)
+    const res = await api.get(`${BASE}/all?locale=pt-BR`)
     assert.equal(res.statusCode, 200, res.body)
     assert.equal(res.json().success, true)
     assert.ok(res.json().data.some((entry: { id: string }) => entry.id === category.id))
@@ -193,7 +182,7 @@ describe('admin categories: happy path', () => {
     const name = `Robert'); DROP TABLE categories;-- ${randomBytes(3).toString('hex')}`
     const category = await create(name)
     assert.equal(category.name, name)
-    assert.equal((await call('GET', `${BASE}/${category.id}`)).json().data.name, name)
+    assert.equal((await api.get(`${BASE}/${category.id}`)).json().data.name, name)
     assert.ok((await listIds()).length > 0, 'the table is still there')
   })
 })
@@ -215,19 +204,19 @@ describe('admin categories: the content cache across instances', () => {
     assert.ok(!before.includes(category.id))
     await until(async () => (await allIds(other, otherAdmin)).includes(category.id), 'created is seen')
 
-    await call('DELETE', `${BASE}/${category.id}`)
+    await api.delete(`${BASE}/${category.id}`)
     await until(async () => !(await allIds(other, otherAdmin)).includes(category.id), 'deleted is gone')
 
     const newName = uniqueName('Cached')
     const kept = await create()
     await until(async () => (await allIds(other, otherAdmin)).includes(kept.id), 'second create is seen')
-    await call('PUT', `${BASE}/${kept.id}`, { name: newName })
+    await api.put(`${BASE}/${kept.id}`, { name: newName })
     await until(async () => {
-      const res = await call('GET', `${BASE}/all`, undefined, other, otherAdmin)
+      const res = await requests(other, { origin: APP_ORIGIN, cookie: otherAdmin }).get(`${BASE}/all`)
       return res.json().data.some((entry: { name: string }) => entry.name === newName)
     }, 'rename is seen')
 
-    await call('PUT', `${BASE}/reorder`, { categoryIds: [kept.id] })
+    await api.put(`${BASE}/reorder`, { categoryIds: [kept.id] })
     await until(async () => (await allIds(other, otherAdmin))[0] === kept.id, 'reorder is seen')
   })
 
@@ -241,12 +230,12 @@ describe('admin categories: the content cache across instances', () => {
 describe('admin categories: errors', () => {
   it('name at its limits: 2 and 100 pass, 1 and 101 are 400', async () => {
     const tag = randomBytes(2).toString('hex')
-    assert.equal((await call('POST', BASE, { name: tag.slice(0, 2) })).statusCode, 201)
+    assert.equal((await api.post(BASE, { name: tag.slice(0, 2) })).statusCode, 201)
     const hundred = `${tag}${'n'.repeat(96)}`
     assert.equal(hundred.length, 100)
-    assert.equal((await call('POST', BASE, { name: hundred })).statusCode, 201)
+    assert.equal((await api.post(BASE, { name: hundred })).statusCode, 201)
     for (const name of ['x', `${hundred}n`, '   a   ', '    ']) {
-      const res = await call('POST', BASE, { name })
+      const res = await api.post(BASE, { name })
       assert.equal(res.statusCode, 400, `name ${JSON.stringify(name)}`)
       assert.equal(res.json().success, false)
       assert.equal(typeof res.json().error, 'string')
@@ -254,21 +243,21 @@ describe('admin categories: errors', () => {
   })
 
   it('missing name is 400 with details', async () => {
-    const res = await call('POST', BASE, { id: 'no-name' })
+    const res = await api.post(BASE, { id: 'no-name' })
     assert.equal(res.statusCode, 400)
     assert.equal(res.json().details[0].field, 'body.name')
   })
 
   it('an id outside ^[a-z0-9-]+$ or over 100 characters is 400', async () => {
     for (const id of ['Upper', 'with space', 'under_score', 'dot.ted', '', 'a'.repeat(101)]) {
-      const res = await call('POST', BASE, { id, name: uniqueName() })
+      const res = await api.post(BASE, { id, name: uniqueName() })
       assert.equal(res.statusCode, 400, `id ${JSON.stringify(id)}`)
     }
-    assert.equal((await call('POST', BASE, { id: `a${'b'.repeat(99)}`, name: uniqueName() })).statusCode, 201)
+    assert.equal((await api.post(BASE, { id: `a${'b'.repeat(99)}`, name: uniqueName() })).statusCode, 201)
   })
 
   it('a name of only symbols without an id is 400', async () => {
-    const res = await call('POST', BASE, { name: '!!!' })
+    const res = await api.post(BASE, { name: '!!!' })
     assert.equal(res.statusCode, 400)
     assert.equal(res.json().details[0].field, 'body.id')
   })
@@ -277,7 +266,7 @@ describe('admin categories: errors', () => {
     const name = uniqueName('Dup')
     await create(name)
     for (const variant of [name, name.toUpperCase(), name.toLowerCase(), ` ${name} `]) {
-      const res = await call('POST', BASE, { name: variant, id: `other-${randomBytes(4).toString('hex')}` })
+      const res = await api.post(BASE, { name: variant, id: `other-${randomBytes(4).toString('hex')}` })
       assert.equal(res.statusCode, 409, variant)
       assert.equal(res.json().success, false)
     }
@@ -285,14 +274,14 @@ describe('admin categories: errors', () => {
 
   it('an explicit id that exists is 409', async () => {
     const category = await create()
-    const res = await call('POST', BASE, { id: category.id, name: uniqueName() })
+    const res = await api.post(BASE, { id: category.id, name: uniqueName() })
     assert.equal(res.statusCode, 409)
   })
 
   it('renaming to a name another category has, in any case, is 409', async () => {
     const first = await create()
     const second = await create()
-    const res = await call('PUT', `${BASE}/${second.id}`, { name: first.name.toUpperCase() })
+    const res = await api.put(`${BASE}/${second.id}`, { name: first.name.toUpperCase() })
     assert.equal(res.statusCode, 409)
   })
 
@@ -300,7 +289,7 @@ describe('admin categories: errors', () => {
     const name = uniqueName('Race')
     const results = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
-        call('POST', BASE, {
+        api.post(BASE, {
           name: i % 2 ? name : name.toUpperCase(),
           ...(i % 3 ? {} : { id: `race-${i}-${randomBytes(3).toString('hex')}` }),
         }),
@@ -312,33 +301,33 @@ describe('admin categories: errors', () => {
   })
 
   it('unknown ids are 404 on read, update and delete', async () => {
-    assert.equal((await call('GET', `${BASE}/does-not-exist`)).statusCode, 404)
-    assert.equal((await call('PUT', `${BASE}/does-not-exist`, { name: uniqueName() })).statusCode, 404)
-    assert.equal((await call('DELETE', `${BASE}/does-not-exist`)).statusCode, 404)
-    assert.equal((await call('DELETE', `${BASE}/does-not-exist?hard=true`)).statusCode, 404)
+    assert.equal((await api.get(`${BASE}/does-not-exist`)).statusCode, 404)
+    assert.equal((await api.put(`${BASE}/does-not-exist`, { name: uniqueName() })).statusCode, 404)
+    assert.equal((await api.delete(`${BASE}/does-not-exist`)).statusCode, 404)
+    assert.equal((await api.delete(`${BASE}/does-not-exist?hard=true`)).statusCode, 404)
   })
 
   it('paging out of range is 400: page 0, limit 0 and 101; limit 1 and 100 pass', async () => {
     for (const query of ['page=0', 'page=-1', 'limit=0', 'limit=101', 'page=abc']) {
-      const res = await call('GET', `${BASE}?${query}`)
+      const res = await api.get(`${BASE}?${query}`)
       assert.equal(res.statusCode, 400, query)
       assert.equal(res.json().success, false)
     }
     for (const query of ['limit=1', 'limit=100', 'page=1'])
-      assert.equal((await call('GET', `${BASE}?${query}`)).statusCode, 200)
+      assert.equal((await api.get(`${BASE}?${query}`)).statusCode, 200)
   })
 
   it('unknown sort fields, sort orders and flag values are 400', async () => {
     for (const query of ['sortBy=createdAt', 'sortOrder=up', 'includeInactive=yes']) {
-      assert.equal((await call('GET', `${BASE}?${query}`)).statusCode, 400, query)
+      assert.equal((await api.get(`${BASE}?${query}`)).statusCode, 400, query)
     }
-    assert.equal((await call('DELETE', `${BASE}/x?hard=yes`)).statusCode, 400)
+    assert.equal((await api.delete(`${BASE}/x?hard=yes`)).statusCode, 400)
   })
 
   it('a malformed locale is 400', async () => {
     for (const locale of ['e', 'english-language-tag-far-too-long-to-be-real', '../etc', 'en_US']) {
       assert.equal(
-        (await call('GET', `${BASE}/all?locale=${encodeURIComponent(locale)}`)).statusCode,
+        (await api.get(`${BASE}/all?locale=${encodeURIComponent(locale)}`)).statusCode,
         400,
         locale,
       )
@@ -353,23 +342,23 @@ describe('admin categories: errors', () => {
       { categoryIds: { 0: category.id } },
       { categoryIds: [] },
     ]) {
-      const res = await call('PUT', `${BASE}/reorder`, payload)
+      const res = await api.put(`${BASE}/reorder`, payload)
       assert.equal(res.statusCode, 400, JSON.stringify(payload))
       assert.equal(res.json().success, false)
     }
-    const res = await call('PUT', `${BASE}/reorder`, { categoryIds: [category.id, 'ghost-one', 'ghost-two'] })
+    const res = await api.put(`${BASE}/reorder`, { categoryIds: [category.id, 'ghost-one', 'ghost-two'] })
     assert.equal(res.statusCode, 400)
     assert.match(res.json().error, /ghost-one/)
     assert.match(res.json().error, /ghost-two/)
     assert.equal(
-      (await call('PUT', `${BASE}/reorder`, { categoryIds: [category.id, category.id] })).statusCode,
+      (await api.put(`${BASE}/reorder`, { categoryIds: [category.id, category.id] })).statusCode,
       400,
     )
   })
 
   it('a failed reorder changes nothing', async () => {
     const before = await listIds()
-    await call('PUT', `${BASE}/reorder`, { categoryIds: [...before].reverse().concat('ghost') })
+    await api.put(`${BASE}/reorder`, { categoryIds: [...before].reverse().concat('ghost') })
     assert.deepEqual(await listIds(), before)
   })
 })

@@ -12,7 +12,6 @@ import {
 import { type ItemStatus, items } from '../../src/directory/items/tables.ts'
 import { createLogger } from '../../src/lib/logger.ts'
 import {
-  APP_ORIGIN,
   type DirectoryHarness,
   randomAddress,
   sessionCookie,
@@ -20,27 +19,21 @@ import {
   uniqueEmail,
 } from '../helpers/apps.ts'
 import { race } from '../helpers/database.ts'
+import { type Requests, siteRequests } from '../helpers/requests.ts'
 
 const BASE = '/api/admin/companies'
 
 let h: DirectoryHarness
 let admin: string
+/** The admin's requests, as the web app sends them. */
+let api: Requests
 
 before(async () => {
   h = await startDirectory()
   admin = await h.adminCookie()
+  api = siteRequests(h, { cookie: admin })
 })
 after(() => h.close())
-
-function call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown, cookie = admin) {
-  return h.app.inject({
-    method,
-    url,
-    payload: payload as object,
-    remoteAddress: randomAddress(),
-    headers: { origin: APP_ORIGIN, ...(cookie ? { cookie } : {}) },
-  })
-}
 
 const hex = () => randomBytes(4).toString('hex')
 /** A name no other test uses, so tests never depend on each other's rows. */
@@ -60,19 +53,19 @@ interface CompanyView {
 }
 
 async function create(fields: Record<string, unknown> = {}): Promise<CompanyView> {
-  const res = await call('POST', BASE, { name: uniqueName(), ...fields })
+  const res = await api.post(BASE, { name: uniqueName(), ...fields })
   assert.equal(res.statusCode, 201, res.body)
   return res.json().data
 }
 
 async function read(id: string): Promise<CompanyView> {
-  const res = await call('GET', `${BASE}/${id}`)
+  const res = await api.get(`${BASE}/${id}`)
   assert.equal(res.statusCode, 200, res.body)
   return res.json().data
 }
 
 async function list(query: string) {
-  const res = await call('GET', `${BASE}?${query}`)
+  const res = await api.get(`${BASE}?${query}`)
   assert.equal(res.statusCode, 200, res.body)
   return res.json() as {
     success: boolean
@@ -95,7 +88,7 @@ async function itemOf(companyId: string | null, status: ItemStatus = 'published'
 describe('admin companies: happy path', () => {
   it('create answers 201 with every field; the slug comes from the trimmed name', async () => {
     const suffix = hex()
-    const res = await call('POST', BASE, {
+    const res = await api.post(BASE, {
       name: `  Crème Brûlée Labs ${suffix} `,
       description: 'Desserts, engineered',
       website: 'https://creme.example.com',
@@ -140,7 +133,7 @@ describe('admin companies: happy path', () => {
   it('update changes only the fields sent; null clears a field', async () => {
     const company = await create({ description: 'Before', website: 'https://before.example.com' })
     h.clock.advance(60_000)
-    const res = await call('PUT', `${BASE}/${company.id}`, { description: 'After', website: null })
+    const res = await api.put(`${BASE}/${company.id}`, { description: 'After', website: null })
     assert.equal(res.statusCode, 200, res.body)
     assert.equal(res.json().success, true)
     const changed = res.json().data as CompanyView
@@ -152,7 +145,7 @@ describe('admin companies: happy path', () => {
     assert.ok(Date.parse(changed.updatedAt) > Date.parse(company.updatedAt))
     assert.deepEqual(await read(company.id), changed)
 
-    const renamed = await call('PUT', `${BASE}/${company.id}`, {
+    const renamed = await api.put(`${BASE}/${company.id}`, {
       name: ` ${company.name.toUpperCase()} `,
       slug: `new-${company.slug}`,
     })
@@ -164,11 +157,11 @@ describe('admin companies: happy path', () => {
   it('deactivating through PUT isActive:false, and back', async () => {
     const company = await create()
     await itemOf(company.id)
-    const off = await call('PUT', `${BASE}/${company.id}`, { isActive: false })
+    const off = await api.put(`${BASE}/${company.id}`, { isActive: false })
     assert.equal(off.statusCode, 200, off.body)
     assert.equal(off.json().data.isActive, false)
     assert.equal(off.json().data.itemCount, 1, 'its items keep naming it')
-    const on = await call('PUT', `${BASE}/${company.id}`, { isActive: true })
+    const on = await api.put(`${BASE}/${company.id}`, { isActive: true })
     assert.equal(on.json().data.isActive, true)
   })
 
@@ -183,10 +176,10 @@ describe('admin companies: happy path', () => {
 
   it('delete removes an unused company for good', async () => {
     const company = await create()
-    const res = await call('DELETE', `${BASE}/${company.id}`)
+    const res = await api.delete(`${BASE}/${company.id}`)
     assert.equal(res.statusCode, 200, res.body)
     assert.deepEqual(res.json(), { success: true, message: 'Company deleted' })
-    assert.equal((await call('GET', `${BASE}/${company.id}`)).statusCode, 404)
+    assert.equal((await api.get(`${BASE}/${company.id}`)).statusCode, 404)
     // The name and the slug are free again.
     assert.equal((await create({ name: company.name, slug: company.slug })).slug, company.slug)
   })
@@ -270,7 +263,7 @@ describe('admin companies: list', () => {
       ['sortOrder=up', 'query.sortOrder'],
       [`search=${'s'.repeat(101)}`, 'query.search'],
     ] as const) {
-      const res = await call('GET', `${BASE}?${query}`)
+      const res = await api.get(`${BASE}?${query}`)
       assert.equal(res.statusCode, 400, query)
       assert.equal(res.json().details[0].field, field, query)
     }
@@ -283,7 +276,7 @@ describe('admin companies: stats', () => {
     // Stats describe the whole directory: this test starts from an empty one.
     await db.delete(items)
     await db.delete(companies)
-    const empty = await call('GET', `${BASE}/stats`)
+    const empty = await api.get(`${BASE}/stats`)
     assert.equal(empty.statusCode, 200, empty.body)
     assert.deepEqual(empty.json(), {
       success: true,
@@ -301,7 +294,7 @@ describe('admin companies: stats', () => {
     }
     await itemOf(null)
 
-    const res = await call('GET', `${BASE}/stats`)
+    const res = await api.get(`${BASE}/stats`)
     assert.equal(res.statusCode, 200, res.body)
     const { data } = res.json()
     assert.equal(data.total, 15)
@@ -328,7 +321,7 @@ describe('admin companies: deleting a company in use', () => {
       await itemOf(company.id, 'draft'),
       await itemOf(company.id, 'rejected'),
     ]
-    const res = await call('DELETE', `${BASE}/${company.id}`)
+    const res = await api.delete(`${BASE}/${company.id}`)
     assert.equal(res.statusCode, 409, res.body)
     assert.equal(res.json().code, 'COMPANY_IN_USE')
     assert.match(res.json().error, /its 3 items/)
@@ -336,7 +329,7 @@ describe('admin companies: deleting a company in use', () => {
 
     const db = h.databases.directory.db
     await db.update(items).set({ companyId: other.id }).where(eq(items.companyId, company.id))
-    assert.equal((await call('DELETE', `${BASE}/${company.id}`)).statusCode, 200)
+    assert.equal((await api.delete(`${BASE}/${company.id}`)).statusCode, 200)
     assert.equal((await read(other.id)).itemCount, 3)
     assert.equal((await db.select().from(items).where(eq(items.id, itemIds[0]!))).length, 1, 'items stay')
   })
@@ -344,7 +337,7 @@ describe('admin companies: deleting a company in use', () => {
   it('one item is "its 1 item"', async () => {
     const company = await create()
     await itemOf(company.id)
-    const res = await call('DELETE', `${BASE}/${company.id}`)
+    const res = await api.delete(`${BASE}/${company.id}`)
     assert.equal(res.statusCode, 409)
     assert.match(res.json().error, /its 1 item to/)
   })
@@ -353,7 +346,7 @@ describe('admin companies: deleting a company in use', () => {
     for (let round = 0; round < 5; round++) {
       const company = await create()
       const [deleted, named] = await Promise.allSettled([
-        call('DELETE', `${BASE}/${company.id}`),
+        api.delete(`${BASE}/${company.id}`),
         itemOf(company.id),
       ])
       assert.equal(deleted.status, 'fulfilled')
@@ -363,7 +356,7 @@ describe('admin companies: deleting a company in use', () => {
         assert.equal((await read(company.id)).itemCount, 1)
       } else {
         assert.equal(deleted.value.statusCode, 200, deleted.value.body)
-        assert.equal((await call('GET', `${BASE}/${company.id}`)).statusCode, 404)
+        assert.equal((await api.get(`${BASE}/${company.id}`)).statusCode, 404)
       }
     }
   })
@@ -372,7 +365,7 @@ describe('admin companies: deleting a company in use', () => {
 describe('admin companies: errors', () => {
   it('a name too short, too long, blank or missing is 400 naming body.name; 2 and 200 pass', async () => {
     for (const payload of [{ name: 'x' }, { name: '   ' }, { name: ' x ' }, { name: 'n'.repeat(201) }, {}]) {
-      const res = await call('POST', BASE, { slug: `s-${hex()}`, ...payload })
+      const res = await api.post(BASE, { slug: `s-${hex()}`, ...payload })
       assert.equal(res.statusCode, 400, JSON.stringify(payload))
       assert.equal(res.json().success, false)
       assert.equal(res.json().code, 'VALIDATION_ERROR')
@@ -381,7 +374,7 @@ describe('admin companies: errors', () => {
     assert.equal((await create({ name: hex().slice(0, 2), slug: `two-${hex()}` })).name.length, 2)
     assert.equal((await create({ name: `${hex()}${'n'.repeat(192)}` })).name.length, 200)
     const company = await create()
-    const blank = await call('PUT', `${BASE}/${company.id}`, { name: '  ' })
+    const blank = await api.put(`${BASE}/${company.id}`, { name: '  ' })
     assert.equal(blank.statusCode, 400)
     assert.equal(blank.json().details[0].field, 'body.name')
   })
@@ -397,54 +390,54 @@ describe('admin companies: errors', () => {
         'not a url',
         long,
       ]) {
-        const res = await call('POST', BASE, { name: uniqueName(), [field]: value })
+        const res = await api.post(BASE, { name: uniqueName(), [field]: value })
         assert.equal(res.statusCode, 400, `${field} ${value.slice(0, 40)}`)
         assert.equal(res.json().details[0].field, `body.${field}`)
       }
     }
     const company = await create()
-    const script = await call('PUT', `${BASE}/${company.id}`, { logoUrl: 'javascript:alert(1)' })
+    const script = await api.put(`${BASE}/${company.id}`, { logoUrl: 'javascript:alert(1)' })
     assert.equal(script.statusCode, 400)
     assert.equal(script.json().details[0].field, 'body.logoUrl')
     assert.equal((await read(company.id)).logoUrl, null)
   })
 
   it('a description over 2000 characters, a bad slug or an empty update is 400', async () => {
-    const tooLong = await call('POST', BASE, { name: uniqueName(), description: 'd'.repeat(2001) })
+    const tooLong = await api.post(BASE, { name: uniqueName(), description: 'd'.repeat(2001) })
     assert.equal(tooLong.statusCode, 400)
     assert.equal(tooLong.json().details[0].field, 'body.description')
     assert.equal((await create({ description: 'd'.repeat(2000) })).description?.length, 2000)
     for (const slug of ['Upper', 'with space', '', 'a'.repeat(201)]) {
-      const res = await call('POST', BASE, { name: uniqueName(), slug })
+      const res = await api.post(BASE, { name: uniqueName(), slug })
       assert.equal(res.statusCode, 400, JSON.stringify(slug))
       assert.equal(res.json().details[0].field, 'body.slug')
     }
-    const symbols = await call('POST', BASE, { name: '!!!' })
+    const symbols = await api.post(BASE, { name: '!!!' })
     assert.equal(symbols.statusCode, 400)
     assert.equal(symbols.json().details[0].field, 'body.slug')
     const company = await create()
-    assert.equal((await call('PUT', `${BASE}/${company.id}`, {})).statusCode, 400)
+    assert.equal((await api.put(`${BASE}/${company.id}`, {})).statusCode, 400)
   })
 
   it('a name taken in any case is 409 COMPANY_NAME_EXISTS; a taken slug is 409 COMPANY_SLUG_EXISTS', async () => {
     const company = await create()
     for (const name of [company.name, company.name.toUpperCase(), ` ${company.name.toLowerCase()} `]) {
-      const res = await call('POST', BASE, { name, slug: `other-${hex()}` })
+      const res = await api.post(BASE, { name, slug: `other-${hex()}` })
       assert.equal(res.statusCode, 409, name)
       assert.equal(res.json().code, 'COMPANY_NAME_EXISTS')
     }
-    const sameSlug = await call('POST', BASE, { name: uniqueName(), slug: company.slug })
+    const sameSlug = await api.post(BASE, { name: uniqueName(), slug: company.slug })
     assert.equal(sameSlug.statusCode, 409)
     assert.equal(sameSlug.json().code, 'COMPANY_SLUG_EXISTS')
-    const derived = await call('POST', BASE, { name: `${company.name}!` })
+    const derived = await api.post(BASE, { name: `${company.name}!` })
     assert.equal(derived.statusCode, 409)
     assert.equal(derived.json().code, 'COMPANY_SLUG_EXISTS')
 
     const other = await create()
-    const renamed = await call('PUT', `${BASE}/${other.id}`, { name: company.name.toLowerCase() })
+    const renamed = await api.put(`${BASE}/${other.id}`, { name: company.name.toLowerCase() })
     assert.equal(renamed.statusCode, 409)
     assert.equal(renamed.json().code, 'COMPANY_NAME_EXISTS')
-    const reslugged = await call('PUT', `${BASE}/${other.id}`, { slug: company.slug })
+    const reslugged = await api.put(`${BASE}/${other.id}`, { slug: company.slug })
     assert.equal(reslugged.statusCode, 409)
     assert.equal(reslugged.json().code, 'COMPANY_SLUG_EXISTS')
     assert.deepEqual(await read(other.id), other, 'nothing changed')
@@ -454,7 +447,7 @@ describe('admin companies: errors', () => {
     const name = uniqueName('Race')
     const results = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
-        call('POST', BASE, { name: i % 2 ? name : name.toUpperCase(), slug: `race-${i}-${hex()}` }),
+        api.post(BASE, { name: i % 2 ? name : name.toUpperCase(), slug: `race-${i}-${hex()}` }),
       ),
     )
     const statuses = results.map((res) => res.statusCode)
@@ -467,7 +460,7 @@ describe('admin companies: errors', () => {
   it(race('concurrent creates of one slug: one 201, seven 409 COMPANY_SLUG_EXISTS'), async () => {
     const slug = `race-slug-${hex()}`
     const results = await Promise.all(
-      Array.from({ length: 8 }, () => call('POST', BASE, { name: uniqueName('Racer'), slug })),
+      Array.from({ length: 8 }, () => api.post(BASE, { name: uniqueName('Racer'), slug })),
     )
     const statuses = results.map((res) => res.statusCode)
     assert.equal(statuses.filter((status) => status === 201).length, 1, statuses.join(','))
@@ -480,7 +473,7 @@ describe('admin companies: errors', () => {
   it('an unknown id, or one that is not a UUID, is 404 COMPANY_NOT_FOUND', async () => {
     for (const id of [randomUUID(), 'not-a-uuid', 'acme']) {
       for (const [method, payload] of [['GET'], ['PUT', { isActive: false }], ['DELETE']] as const) {
-        const res = await call(method, `${BASE}/${id}`, payload)
+        const res = await api.request(method, `${BASE}/${id}`, { body: payload })
         assert.equal(res.statusCode, 404, `${method} ${id}`)
         assert.equal(res.json().code, 'COMPANY_NOT_FOUND')
       }
@@ -506,8 +499,16 @@ describe('admin companies: security', () => {
       ['PUT', `${BASE}/${company.id}`, { isActive: false }],
       ['DELETE', `${BASE}/${company.id}`],
     ] as const) {
-      assert.equal((await call(method, url, payload, '')).statusCode, 401, `${method} ${url}`)
-      assert.equal((await call(method, url, payload, user)).statusCode, 403, `${method} ${url}`)
+      assert.equal(
+        (await api.request(method, url, { body: payload, cookie: null })).statusCode,
+        401,
+        `${method} ${url}`,
+      )
+      assert.equal(
+        (await api.request(method, url, { body: payload, cookie: user })).statusCode,
+        403,
+        `${method} ${url}`,
+      )
     }
     assert.deepEqual(await read(company.id), company, 'nothing changed')
   })
@@ -547,18 +548,18 @@ describe('admin companies: security', () => {
     try {
       const company = await create()
       await hear(COMPANIES_CONTENT, 1)
-      await call('PUT', `${BASE}/${company.id}`, { name: uniqueName() })
+      await api.put(`${BASE}/${company.id}`, { name: uniqueName() })
       await hear(COMPANIES_CONTENT, 2)
-      await call('DELETE', `${BASE}/${company.id}`)
+      await api.delete(`${BASE}/${company.id}`)
       await hear(COMPANIES_CONTENT, 3)
 
       const used = await create()
       await itemOf(used.id)
-      assert.equal((await call('POST', BASE, { name: used.name })).statusCode, 409)
-      assert.equal((await call('DELETE', `${BASE}/${used.id}`)).statusCode, 409)
-      assert.equal((await call('PUT', `${BASE}/${company.id}`, { isActive: true })).statusCode, 404)
+      assert.equal((await api.post(BASE, { name: used.name })).statusCode, 409)
+      assert.equal((await api.delete(`${BASE}/${used.id}`)).statusCode, 409)
+      assert.equal((await api.put(`${BASE}/${company.id}`, { isActive: true })).statusCode, 404)
       // Messages arrive in commit order: once a later write's is heard, a refused write's would have been.
-      const category = await call('POST', '/api/admin/categories', { name: uniqueName('Category') })
+      const category = await api.post('/api/admin/categories', { name: uniqueName('Category') })
       assert.equal(category.statusCode, 201, category.body)
       await hear(CATEGORIES_CONTENT, 1)
       assert.equal(times(COMPANIES_CONTENT), 4)

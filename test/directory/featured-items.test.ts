@@ -1,51 +1,39 @@
 import assert from 'node:assert/strict'
 import { after, before, beforeEach, describe, it } from 'node:test'
 import { featuredItems } from '../../src/directory/featured/tables.ts'
-import { APP_ORIGIN, type DirectoryHarness, randomAddress, startDirectory, until } from '../helpers/apps.ts'
+import { type DirectoryHarness, startDirectory, until } from '../helpers/apps.ts'
+import { type Requests, siteRequests } from '../helpers/requests.ts'
 
 const BASE = '/api/admin/featured-items'
 const DAY = 86_400_000
 
 let h: DirectoryHarness
 let admin: string
+/** The admin's requests, as the web app sends them. */
+let api: Requests
 
 before(async () => {
   h = await startDirectory()
   admin = await h.adminCookie()
+  api = siteRequests(h, { cookie: admin })
 })
 after(() => h.close())
 // The shelf is one list for the whole directory: each test starts from an empty one.
 beforeEach(async () => {
   await h.databases.directory.db.delete(featuredItems)
   // A write through the API clears the instances' caches of what was just removed underneath.
-  const res = await call('POST', BASE, { itemSlug: 'x', itemName: 'x' })
-  await call('DELETE', `${BASE}/${res.json().data.id}`)
+  const res = await api.post(BASE, { itemSlug: 'x', itemName: 'x' })
+  await api.delete(`${BASE}/${res.json().data.id}`)
 })
 
-function call(
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
-  url: string,
-  payload?: unknown,
-  target = h,
-  cookie = admin,
-) {
-  return target.app.inject({
-    method,
-    url,
-    payload: payload as object,
-    remoteAddress: randomAddress(),
-    headers: { origin: APP_ORIGIN, ...(cookie ? { cookie } : {}) },
-  })
-}
-
 async function feature(fields: Record<string, unknown>) {
-  const res = await call('POST', BASE, { itemName: String(fields.itemSlug), ...fields })
+  const res = await api.post(BASE, { itemName: String(fields.itemSlug), ...fields })
   assert.equal(res.statusCode, 201, res.body)
   return res.json().data as { id: string; itemSlug: string }
 }
 
 const shelf = async (query = '', target = h) => {
-  const res = await call('GET', `/api/featured-items${query}`, undefined, target, '')
+  const res = await api.on(target).get(`/api/featured-items${query}`, { cookie: null })
   assert.equal(res.statusCode, 200, res.body)
   return res.json() as { success: boolean; data: { itemSlug: string }[]; count: number }
 }
@@ -81,7 +69,7 @@ describe('featured items: the public shelf', () => {
     for (let n = 0; n < 8; n++) await feature({ itemSlug: `item-${n}`, featuredOrder: n })
     assert.equal((await shelf()).count, 6)
     for (const limit of ['0', '51', 'abc']) {
-      const res = await call('GET', `/api/featured-items?limit=${limit}`, undefined, h, '')
+      const res = await api.get(`/api/featured-items?limit=${limit}`, { cookie: null })
       assert.equal(res.statusCode, 400, limit)
       assert.equal(res.json().details[0].field, 'query.limit')
     }
@@ -104,12 +92,12 @@ describe('featured items: the public shelf', () => {
 describe('featured items: admin', () => {
   it('create, read, list, update, delete', async () => {
     const created = await feature({ itemSlug: 'coffee', itemName: 'Coffee', featuredOrder: 3 })
-    const read = await call('GET', `${BASE}/${created.id}`)
+    const read = await api.get(`${BASE}/${created.id}`)
     assert.equal(read.statusCode, 200)
     assert.equal(read.json().data.itemName, 'Coffee')
     assert.equal(read.json().data.updatedAt, null)
 
-    const list = await call('GET', `${BASE}?page=1&limit=10`)
+    const list = await api.get(`${BASE}?page=1&limit=10`)
     assert.equal(list.statusCode, 200)
     assert.equal(list.json().meta.total, 1)
     assert.deepEqual(
@@ -117,33 +105,31 @@ describe('featured items: admin', () => {
       [created.id],
     )
 
-    const changed = await call('PUT', `${BASE}/${created.id}`, { itemName: 'Coffee & Tea', isActive: false })
+    const changed = await api.put(`${BASE}/${created.id}`, { itemName: 'Coffee & Tea', isActive: false })
     assert.equal(changed.statusCode, 200, changed.body)
     assert.equal(changed.json().data.itemName, 'Coffee & Tea')
     assert.equal(changed.json().data.isActive, false)
     assert.ok(changed.json().data.updatedAt)
     assert.deepEqual(slugs(await shelf()), [])
-    assert.equal((await call('GET', `${BASE}?isActive=false`)).json().meta.total, 1)
-    assert.equal((await call('GET', `${BASE}?isActive=true`)).json().meta.total, 0)
+    assert.equal((await api.get(`${BASE}?isActive=false`)).json().meta.total, 1)
+    assert.equal((await api.get(`${BASE}?isActive=true`)).json().meta.total, 0)
 
-    const removed = await call('DELETE', `${BASE}/${created.id}`)
+    const removed = await api.delete(`${BASE}/${created.id}`)
     assert.equal(removed.statusCode, 200)
     assert.deepEqual(removed.json(), { success: true, message: 'Featured item deleted' })
     for (const method of ['GET', 'PUT', 'DELETE'] as const) {
-      const res = await call(
-        method,
-        `${BASE}/${created.id}`,
-        method === 'PUT' ? { featuredOrder: 1 } : undefined,
-      )
+      const res = await api.request(method, `${BASE}/${created.id}`, {
+        body: method === 'PUT' ? { featuredOrder: 1 } : undefined,
+      })
       assert.equal(res.statusCode, 404, method)
       assert.equal(res.json().code, 'FEATURED_ITEM_NOT_FOUND')
     }
-    assert.equal((await call('GET', `${BASE}/not-a-uuid`)).statusCode, 404)
+    assert.equal((await api.get(`${BASE}/not-a-uuid`)).statusCode, 404)
   })
 
   it('bad input is 400 naming the field: a window that ends before it starts, empty names, no change', async () => {
     const at = new Date(h.clock.nowMs()).toISOString()
-    const backwards = await call('POST', BASE, {
+    const backwards = await api.post(BASE, {
       itemSlug: 'a',
       itemName: 'A',
       featuredAt: at,
@@ -151,7 +137,7 @@ describe('featured items: admin', () => {
     })
     assert.equal(backwards.statusCode, 400)
     assert.equal(backwards.json().details[0].field, 'body.featuredUntil')
-    const empty = await call('POST', BASE, { itemSlug: '', itemName: '' })
+    const empty = await api.post(BASE, { itemSlug: '', itemName: '' })
     assert.equal(empty.statusCode, 400)
     assert.deepEqual(
       empty
@@ -160,7 +146,7 @@ describe('featured items: admin', () => {
         .sort(),
       ['body.itemName', 'body.itemSlug'],
     )
-    const script = await call('POST', BASE, {
+    const script = await api.post(BASE, {
       itemSlug: 'c',
       itemName: 'C',
       itemImageUrl: 'javascript:alert(1)',
@@ -168,8 +154,8 @@ describe('featured items: admin', () => {
     assert.equal(script.statusCode, 400)
     assert.equal(script.json().details[0].field, 'body.itemImageUrl')
     const created = await feature({ itemSlug: 'b' })
-    assert.equal((await call('PUT', `${BASE}/${created.id}`, {})).statusCode, 400)
-    const late = await call('PUT', `${BASE}/${created.id}`, {
+    assert.equal((await api.put(`${BASE}/${created.id}`, {})).statusCode, 400)
+    const late = await api.put(`${BASE}/${created.id}`, {
       featuredUntil: new Date(h.clock.nowMs() - DAY).toISOString(),
     })
     assert.equal(late.statusCode, 400)
@@ -189,7 +175,7 @@ describe('featured items: the shelf cache across instances', () => {
     assert.deepEqual(slugs(await shelf('', other)), [])
     const created = await feature({ itemSlug: 'fresh', featuredOrder: 1 })
     await until(async () => slugs(await shelf('', other)).includes('fresh'), 'the new entry is seen')
-    await call('PUT', `${BASE}/${created.id}`, { isActive: false })
+    await api.put(`${BASE}/${created.id}`, { isActive: false })
     await until(async () => slugs(await shelf('', other)).length === 0, 'the deactivation is seen')
   })
 })

@@ -14,31 +14,24 @@ import {
   uniqueEmail,
 } from '../helpers/apps.ts'
 import { race } from '../helpers/database.ts'
+import { type Requests, requests } from '../helpers/requests.ts'
 
 let h: DirectoryHarness
 let admin: string
+/** The admin's requests, as the roles screen sends them (from inject's own address). */
+let api: Requests
 
 before(async () => {
   h = await startDirectory()
   admin = await h.adminCookie()
+  api = requests(h, { origin: APP_ORIGIN, cookie: admin })
 })
 after(() => h.close())
-
-type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
-
-function call(method: Method, url: string, payload?: unknown, cookie: string | null = admin) {
-  return h.app.inject({
-    method,
-    url,
-    payload: payload as object,
-    headers: { origin: APP_ORIGIN, ...(cookie ? { cookie } : {}) },
-  })
-}
 
 const suffix = () => randomBytes(4).toString('hex')
 
 async function createRole(fields: Record<string, unknown> = {}) {
-  const res = await call('POST', '/api/admin/roles', {
+  const res = await api.post('/api/admin/roles', {
     name: `Role ${suffix()}`,
     description: 'A test role',
     ...fields,
@@ -50,7 +43,7 @@ async function createRole(fields: Record<string, unknown> = {}) {
 describe('admin roles: happy path', () => {
   it('create answers 201 with the role, its id the slug of the name', async () => {
     const name = `Content Editor ${suffix()}`
-    const res = await call('POST', '/api/admin/roles', { name: `  ${name}  `, description: 'Edits items' })
+    const res = await api.post('/api/admin/roles', { name: `  ${name}  `, description: 'Edits items' })
     assert.equal(res.statusCode, 201)
     const body = res.json()
     assert.equal(body.success, true)
@@ -74,7 +67,7 @@ describe('admin roles: happy path', () => {
   })
 
   it('the id strips diacritics: "Éditeurs Senior" becomes "editeurs-senior"', async () => {
-    const res = await call('POST', '/api/admin/roles', { name: 'Éditeurs Senior', description: '' })
+    const res = await api.post('/api/admin/roles', { name: 'Éditeurs Senior', description: '' })
     assert.equal(res.statusCode, 201, res.body)
     assert.equal(res.json().data.id, 'editeurs-senior')
     assert.equal(res.json().data.name, 'Éditeurs Senior')
@@ -95,23 +88,23 @@ describe('admin roles: happy path', () => {
 
   it('read answers the role', async () => {
     const role = await createRole()
-    const res = await call('GET', `/api/admin/roles/${role.id}`)
+    const res = await api.get(`/api/admin/roles/${role.id}`)
     assert.equal(res.statusCode, 200)
     assert.deepEqual(res.json(), { success: true, data: role })
   })
 
   it('the seeded admin and user roles exist', async () => {
-    const adminRole = (await call('GET', '/api/admin/roles/admin')).json().data
+    const adminRole = (await api.get('/api/admin/roles/admin')).json().data
     assert.equal(adminRole.isAdmin, true)
     assert.equal(adminRole.status, 'active')
-    const userRole = (await call('GET', '/api/admin/roles/user')).json().data
+    const userRole = (await api.get('/api/admin/roles/user')).json().data
     assert.equal(userRole.isAdmin, false)
   })
 
   it('list pages and sorts, with total and totalPages', async () => {
     const tag = suffix()
     for (const letter of ['c', 'a', 'b']) await createRole({ name: `${letter} list ${tag}` })
-    const all = await call('GET', '/api/admin/roles?limit=100&sortBy=name&sortOrder=asc')
+    const all = await api.get('/api/admin/roles?limit=100&sortBy=name&sortOrder=asc')
     assert.equal(all.statusCode, 200)
     const body = all.json()
     assert.equal(body.success, true)
@@ -123,17 +116,17 @@ describe('admin roles: happy path', () => {
       .filter((name: string) => name.endsWith(tag))
     assert.deepEqual(names, [`a list ${tag}`, `b list ${tag}`, `c list ${tag}`])
 
-    const desc = (await call('GET', '/api/admin/roles?limit=100&sortOrder=desc')).json()
+    const desc = (await api.get('/api/admin/roles?limit=100&sortOrder=desc')).json()
     const descNames = desc.roles
       .map((role: { name: string }) => role.name)
       .filter((name: string) => name.endsWith(tag))
     assert.deepEqual(descNames, [`c list ${tag}`, `b list ${tag}`, `a list ${tag}`])
 
-    const byId = (await call('GET', '/api/admin/roles?limit=100&sortBy=id')).json()
+    const byId = (await api.get('/api/admin/roles?limit=100&sortBy=id')).json()
     const ids = byId.roles.map((role: { id: string }) => role.id)
     assert.deepEqual(ids, [...ids].sort())
 
-    const second = (await call('GET', '/api/admin/roles?page=2&limit=2')).json()
+    const second = (await api.get('/api/admin/roles?page=2&limit=2')).json()
     assert.equal(second.page, 2)
     assert.equal(second.limit, 2)
     assert.equal(second.roles.length, 2)
@@ -142,11 +135,11 @@ describe('admin roles: happy path', () => {
 
   it('list defaults to page 1 and limit 10, and filters by status', async () => {
     await createRole({ status: 'inactive' })
-    const body = (await call('GET', '/api/admin/roles')).json()
+    const body = (await api.get('/api/admin/roles')).json()
     assert.equal(body.page, 1)
     assert.equal(body.limit, 10)
     assert.ok(body.roles.length <= 10)
-    const inactive = (await call('GET', '/api/admin/roles?status=inactive&limit=100')).json()
+    const inactive = (await api.get('/api/admin/roles?status=inactive&limit=100')).json()
     assert.ok(inactive.roles.length > 0)
     assert.ok(inactive.roles.every((role: { status: string }) => role.status === 'inactive'))
   })
@@ -154,7 +147,7 @@ describe('admin roles: happy path', () => {
   it('update changes the given fields and keeps the id', async () => {
     const role = await createRole()
     const name = `Renamed ${suffix()}`
-    const res = await call('PUT', `/api/admin/roles/${role.id}`, { name, status: 'inactive' })
+    const res = await api.put(`/api/admin/roles/${role.id}`, { name, status: 'inactive' })
     assert.equal(res.statusCode, 200, res.body)
     const body = res.json()
     assert.equal(body.success, true)
@@ -163,7 +156,7 @@ describe('admin roles: happy path', () => {
     assert.equal(body.data.name, name)
     assert.equal(body.data.status, 'inactive')
     assert.equal(body.data.description, role.description)
-    const updatedAgain = await call('PUT', `/api/admin/roles/${role.id}`, {
+    const updatedAgain = await api.put(`/api/admin/roles/${role.id}`, {
       description: 'New text',
       isAdmin: true,
     })
@@ -174,33 +167,33 @@ describe('admin roles: happy path', () => {
 
   it('renaming a role to its own name in another case is allowed', async () => {
     const role = await createRole()
-    const res = await call('PUT', `/api/admin/roles/${role.id}`, { name: role.name.toUpperCase() })
+    const res = await api.put(`/api/admin/roles/${role.id}`, { name: role.name.toUpperCase() })
     assert.equal(res.statusCode, 200, res.body)
   })
 
   it('delete without hard marks the role inactive', async () => {
     const role = await createRole()
-    const res = await call('DELETE', `/api/admin/roles/${role.id}`)
+    const res = await api.delete(`/api/admin/roles/${role.id}`)
     assert.equal(res.statusCode, 200)
     assert.equal(res.json().success, true)
     assert.equal(typeof res.json().message, 'string')
-    const read = await call('GET', `/api/admin/roles/${role.id}`)
+    const read = await api.get(`/api/admin/roles/${role.id}`)
     assert.equal(read.json().data.status, 'inactive')
   })
 
   it('delete with hard=true removes the role', async () => {
     const role = await createRole()
-    const res = await call('DELETE', `/api/admin/roles/${role.id}?hard=true`)
+    const res = await api.delete(`/api/admin/roles/${role.id}?hard=true`)
     assert.equal(res.statusCode, 200)
-    assert.equal((await call('GET', `/api/admin/roles/${role.id}`)).statusCode, 404)
+    assert.equal((await api.get(`/api/admin/roles/${role.id}`)).statusCode, 404)
     const rows = await h.databases.directory.db.select().from(roles).where(eq(roles.id, role.id))
     assert.equal(rows.length, 0)
   })
 
   it('delete with hard=false is a soft delete', async () => {
     const role = await createRole()
-    assert.equal((await call('DELETE', `/api/admin/roles/${role.id}?hard=false`)).statusCode, 200)
-    assert.equal((await call('GET', `/api/admin/roles/${role.id}`)).json().data.status, 'inactive')
+    assert.equal((await api.delete(`/api/admin/roles/${role.id}?hard=false`)).statusCode, 200)
+    assert.equal((await api.get(`/api/admin/roles/${role.id}`)).json().data.status, 'inactive')
   })
 
   it('hard delete leaves the role’s users without a role', async () => {
@@ -214,14 +207,14 @@ describe('admin roles: happy path', () => {
     const userId = registered.json().user.id
     const db = h.databases.directory.db
     await db.update(users).set({ roleId: role.id }).where(eq(users.id, userId))
-    assert.equal((await call('DELETE', `/api/admin/roles/${role.id}?hard=true`)).statusCode, 200)
+    assert.equal((await api.delete(`/api/admin/roles/${role.id}?hard=true`)).statusCode, 200)
     const [user] = await db.select({ roleId: users.roleId }).from(users).where(eq(users.id, userId))
     assert.equal(user?.roleId, null)
   })
 
   it('permissions read answers the permissions and the role summary', async () => {
     const role = await createRole({ description: 'Reads things' })
-    const res = await call('GET', `/api/admin/roles/${role.id}/permissions`)
+    const res = await api.get(`/api/admin/roles/${role.id}/permissions`)
     assert.equal(res.statusCode, 200)
     assert.deepEqual(res.json(), {
       success: true,
@@ -231,18 +224,18 @@ describe('admin roles: happy path', () => {
 
   it('permissions replace swaps the whole array and removes duplicates', async () => {
     const role = await createRole()
-    const first = await call('PUT', `/api/admin/roles/${role.id}/permissions`, {
+    const first = await api.put(`/api/admin/roles/${role.id}/permissions`, {
       permissions: ['items.read', 'items.update', 'items.read'],
     })
     assert.equal(first.statusCode, 200, first.body)
     assert.deepEqual(first.json().data.permissions, ['items.read', 'items.update'])
-    const second = await call('PUT', `/api/admin/roles/${role.id}/permissions`, {
+    const second = await api.put(`/api/admin/roles/${role.id}/permissions`, {
       permissions: ['reports.moderate', 'sponsor-ads.approve'],
     })
     assert.deepEqual(second.json().data.permissions, ['reports.moderate', 'sponsor-ads.approve'])
-    const read = await call('GET', `/api/admin/roles/${role.id}/permissions`)
+    const read = await api.get(`/api/admin/roles/${role.id}/permissions`)
     assert.deepEqual(read.json().data.permissions, ['reports.moderate', 'sponsor-ads.approve'])
-    const cleared = await call('PUT', `/api/admin/roles/${role.id}/permissions`, { permissions: [] })
+    const cleared = await api.put(`/api/admin/roles/${role.id}/permissions`, { permissions: [] })
     assert.deepEqual(cleared.json().data.permissions, [])
   })
 
@@ -278,7 +271,7 @@ describe('admin roles: happy path', () => {
   it('active roles are public and list only active ones', async () => {
     const active = await createRole()
     const inactive = await createRole({ status: 'inactive' })
-    const res = await call('GET', '/api/admin/roles/active', undefined, null)
+    const res = await api.get('/api/admin/roles/active', { cookie: null })
     assert.equal(res.statusCode, 200)
     const body = res.json()
     assert.deepEqual(Object.keys(body), ['roles'])
@@ -289,13 +282,13 @@ describe('admin roles: happy path', () => {
   })
 
   it('stats count roles by status and average their permissions', async () => {
-    const before = (await call('GET', '/api/admin/roles/stats')).json().data
+    const before = (await api.get('/api/admin/roles/stats')).json().data
     const active = await createRole()
     await createRole({ status: 'inactive' })
-    await call('PUT', `/api/admin/roles/${active.id}/permissions`, {
+    await api.put(`/api/admin/roles/${active.id}/permissions`, {
       permissions: ['items.read', 'tags.read'],
     })
-    const res = await call('GET', '/api/admin/roles/stats')
+    const res = await api.get('/api/admin/roles/stats')
     assert.equal(res.statusCode, 200)
     const body = res.json()
     assert.equal(body.success, true)
@@ -311,7 +304,7 @@ describe('admin roles: happy path', () => {
 })
 
 describe('admin roles: errors', () => {
-  const post = (payload: unknown) => call('POST', '/api/admin/roles', payload)
+  const post = (payload: unknown) => api.post('/api/admin/roles', payload)
 
   it('name limits: 3 and 100 characters pass, 2 and 101 answer 400', async () => {
     const tag = suffix()
@@ -371,13 +364,13 @@ describe('admin roles: errors', () => {
 
   it('the name of a soft-deleted role answers 409', async () => {
     const role = await createRole()
-    assert.equal((await call('DELETE', `/api/admin/roles/${role.id}`)).statusCode, 200)
+    assert.equal((await api.delete(`/api/admin/roles/${role.id}`)).statusCode, 200)
     assert.equal((await post({ name: role.name, description: '' })).statusCode, 409)
   })
 
   it('the name of a hard-deleted role can be used again', async () => {
     const role = await createRole()
-    assert.equal((await call('DELETE', `/api/admin/roles/${role.id}?hard=true`)).statusCode, 200)
+    assert.equal((await api.delete(`/api/admin/roles/${role.id}?hard=true`)).statusCode, 200)
     assert.equal((await post({ name: role.name, description: '' })).statusCode, 201)
   })
 
@@ -398,34 +391,34 @@ describe('admin roles: errors', () => {
   it('renaming to a name another role holds answers 409', async () => {
     const first = await createRole()
     const second = await createRole()
-    const res = await call('PUT', `/api/admin/roles/${second.id}`, { name: first.name.toLowerCase() })
+    const res = await api.put(`/api/admin/roles/${second.id}`, { name: first.name.toLowerCase() })
     assert.equal(res.statusCode, 409)
   })
 
   it('update limits: name 2 and 101, description 501 answer 400', async () => {
     const role = await createRole()
     const url = `/api/admin/roles/${role.id}`
-    assert.equal((await call('PUT', url, { name: 'ab' })).statusCode, 400)
-    assert.equal((await call('PUT', url, { name: 'n'.repeat(101) })).statusCode, 400)
-    assert.equal((await call('PUT', url, { description: 'd'.repeat(501) })).statusCode, 400)
-    assert.equal((await call('PUT', url, { status: 'gone' })).statusCode, 400)
+    assert.equal((await api.put(url, { name: 'ab' })).statusCode, 400)
+    assert.equal((await api.put(url, { name: 'n'.repeat(101) })).statusCode, 400)
+    assert.equal((await api.put(url, { description: 'd'.repeat(501) })).statusCode, 400)
+    assert.equal((await api.put(url, { status: 'gone' })).statusCode, 400)
   })
 
   it('list paging: page 0, limit 0 and 101 answer 400; limit 1 and 100 pass', async () => {
-    assert.equal((await call('GET', '/api/admin/roles?page=0')).statusCode, 400)
-    assert.equal((await call('GET', '/api/admin/roles?limit=0')).statusCode, 400)
-    assert.equal((await call('GET', '/api/admin/roles?limit=101')).statusCode, 400)
-    assert.equal((await call('GET', '/api/admin/roles?limit=1')).json().roles.length, 1)
-    assert.equal((await call('GET', '/api/admin/roles?limit=100')).statusCode, 200)
-    assert.equal((await call('GET', '/api/admin/roles?page=abc')).statusCode, 400)
+    assert.equal((await api.get('/api/admin/roles?page=0')).statusCode, 400)
+    assert.equal((await api.get('/api/admin/roles?limit=0')).statusCode, 400)
+    assert.equal((await api.get('/api/admin/roles?limit=101')).statusCode, 400)
+    assert.equal((await api.get('/api/admin/roles?limit=1')).json().roles.length, 1)
+    assert.equal((await api.get('/api/admin/roles?limit=100')).statusCode, 200)
+    assert.equal((await api.get('/api/admin/roles?page=abc')).statusCode, 400)
   })
 
   it('list: an unknown sortBy, sortOrder or status answers 400', async () => {
-    const res = await call('GET', '/api/admin/roles?sortBy=permissions')
+    const res = await api.get('/api/admin/roles?sortBy=permissions')
     assert.equal(res.statusCode, 400)
     assert.equal(res.json().details[0].field, 'query.sortBy')
-    assert.equal((await call('GET', '/api/admin/roles?sortOrder=up')).statusCode, 400)
-    assert.equal((await call('GET', '/api/admin/roles?status=deleted')).statusCode, 400)
+    assert.equal((await api.get('/api/admin/roles?sortOrder=up')).statusCode, 400)
+    assert.equal((await api.get('/api/admin/roles?status=deleted')).statusCode, 400)
   })
 
   it('unknown roles answer 404 on read, update, delete and permissions', async () => {
@@ -438,7 +431,7 @@ describe('admin roles: errors', () => {
       ['GET', `/api/admin/roles/${id}/permissions`],
       ['PUT', `/api/admin/roles/${id}/permissions`, { permissions: ['items.read'] }],
     ] as const) {
-      const res = await call(method, url, payload)
+      const res = await api.request(method, url, { body: payload })
       assert.equal(res.statusCode, 404, `${method} ${url}`)
       assert.equal(res.json().success, false)
     }
@@ -446,8 +439,8 @@ describe('admin roles: errors', () => {
 
   it('invalid permissions answer 400 listing them, and change nothing', async () => {
     const role = await createRole()
-    await call('PUT', `/api/admin/roles/${role.id}/permissions`, { permissions: ['items.read'] })
-    const res = await call('PUT', `/api/admin/roles/${role.id}/permissions`, {
+    await api.put(`/api/admin/roles/${role.id}/permissions`, { permissions: ['items.read'] })
+    const res = await api.put(`/api/admin/roles/${role.id}/permissions`, {
       permissions: ['items.read', 'foo.bar', 'items.fly', 'foo.bar'],
     })
     assert.equal(res.statusCode, 400)
@@ -456,30 +449,30 @@ describe('admin roles: errors', () => {
     assert.equal(body.error, 'Invalid permissions: foo.bar, items.fly')
     assert.equal(body.details[0].field, 'body.permissions')
     assert.match(body.details[0].message, /foo\.bar/)
-    const read = await call('GET', `/api/admin/roles/${role.id}/permissions`)
+    const read = await api.get(`/api/admin/roles/${role.id}/permissions`)
     assert.deepEqual(read.json().data.permissions, ['items.read'])
   })
 
   it('permissions that are not an array of strings answer 400', async () => {
     const role = await createRole()
     const url = `/api/admin/roles/${role.id}/permissions`
-    assert.equal((await call('PUT', url, {})).statusCode, 400)
-    assert.equal((await call('PUT', url, { permissions: [{ name: 'items.read' }] })).statusCode, 400)
+    assert.equal((await api.put(url, {})).statusCode, 400)
+    assert.equal((await api.put(url, { permissions: [{ name: 'items.read' }] })).statusCode, 400)
   })
 
   it('the seeded admin role cannot be deleted, deactivated or lose admin rights', async () => {
-    assert.equal((await call('DELETE', '/api/admin/roles/admin')).statusCode, 400)
-    assert.equal((await call('DELETE', '/api/admin/roles/admin?hard=true')).statusCode, 400)
-    assert.equal((await call('PUT', '/api/admin/roles/admin', { status: 'inactive' })).statusCode, 400)
-    assert.equal((await call('PUT', '/api/admin/roles/admin', { isAdmin: false })).statusCode, 400)
-    const adminRole = (await call('GET', '/api/admin/roles/admin')).json().data
+    assert.equal((await api.delete('/api/admin/roles/admin')).statusCode, 400)
+    assert.equal((await api.delete('/api/admin/roles/admin?hard=true')).statusCode, 400)
+    assert.equal((await api.put('/api/admin/roles/admin', { status: 'inactive' })).statusCode, 400)
+    assert.equal((await api.put('/api/admin/roles/admin', { isAdmin: false })).statusCode, 400)
+    const adminRole = (await api.get('/api/admin/roles/admin')).json().data
     assert.equal(adminRole.status, 'active')
     assert.equal(adminRole.isAdmin, true)
-    assert.equal((await call('GET', '/api/admin/roles/stats')).statusCode, 200, 'the admin is still an admin')
+    assert.equal((await api.get('/api/admin/roles/stats')).statusCode, 200, 'the admin is still an admin')
   })
 
   it('the user role cannot be deleted for good: sign-up keeps working', async () => {
-    const hard = await call('DELETE', '/api/admin/roles/user?hard=true')
+    const hard = await api.delete('/api/admin/roles/user?hard=true')
     assert.equal(hard.statusCode, 400)
     assert.equal(hard.json().code, 'USER_ROLE_PROTECTED')
     const registered = await h.app.inject({
@@ -500,9 +493,13 @@ describe('admin roles: security', () => {
       remoteAddress: randomAddress(),
       payload: { email: uniqueEmail(), password: 'a good password', name: 'Climber' },
     })
-    const res = await call('PUT', '/api/admin/roles/user', { isAdmin: true }, sessionCookie(registered))
+    const res = await api.put(
+      '/api/admin/roles/user',
+      { isAdmin: true },
+      { cookie: sessionCookie(registered) },
+    )
     assert.equal(res.statusCode, 403)
-    assert.equal((await call('GET', '/api/admin/roles/user')).json().data.isAdmin, false)
+    assert.equal((await api.get('/api/admin/roles/user')).json().data.isAdmin, false)
   })
 
   it('a cookie write from another origin is refused', async () => {
@@ -516,7 +513,7 @@ describe('admin roles: security', () => {
   })
 
   it('the active roles list needs no session and shows no more than the role fields', async () => {
-    const res = await call('GET', '/api/admin/roles/active', undefined, null)
+    const res = await api.get('/api/admin/roles/active', { cookie: null })
     assert.equal(res.statusCode, 200)
     for (const role of res.json().roles) {
       assert.deepEqual(Object.keys(role).sort(), [

@@ -8,7 +8,6 @@ import { type ItemStatus, items, itemTags } from '../../src/directory/items/tabl
 import { tags } from '../../src/directory/tags/tables.ts'
 import { createLogger } from '../../src/lib/logger.ts'
 import {
-  APP_ORIGIN,
   type DirectoryHarness,
   randomAddress,
   sessionCookie,
@@ -16,27 +15,21 @@ import {
   uniqueEmail,
 } from '../helpers/apps.ts'
 import { race } from '../helpers/database.ts'
+import { type Requests, siteRequests } from '../helpers/requests.ts'
 
 const BASE = '/api/admin/tags'
 
 let h: DirectoryHarness
 let admin: string
+/** The admin's requests, as the web app sends them. */
+let api: Requests
 
 before(async () => {
   h = await startDirectory()
   admin = await h.adminCookie()
+  api = siteRequests(h, { cookie: admin })
 })
 after(() => h.close())
-
-function call(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown, cookie = admin) {
-  return h.app.inject({
-    method,
-    url,
-    payload: payload as object,
-    remoteAddress: randomAddress(),
-    headers: { origin: APP_ORIGIN, ...(cookie ? { cookie } : {}) },
-  })
-}
 
 const hex = () => randomBytes(4).toString('hex')
 /** A name no other test uses, so tests never depend on each other's rows. */
@@ -51,19 +44,19 @@ interface TagView {
 }
 
 async function create(name = uniqueName(), id?: string): Promise<TagView> {
-  const res = await call('POST', BASE, { name, ...(id ? { id } : {}) })
+  const res = await api.post(BASE, { name, ...(id ? { id } : {}) })
   assert.equal(res.statusCode, 201, res.body)
   return res.json().data
 }
 
 async function read(id: string): Promise<TagView> {
-  const res = await call('GET', `${BASE}/${id}`)
+  const res = await api.get(`${BASE}/${id}`)
   assert.equal(res.statusCode, 200, res.body)
   return res.json().data
 }
 
 async function list(query: string) {
-  const res = await call('GET', `${BASE}?${query}`)
+  const res = await api.get(`${BASE}?${query}`)
   assert.equal(res.statusCode, 200, res.body)
   return res.json() as {
     success: boolean
@@ -89,7 +82,7 @@ async function itemWithTags(tagIds: string[], status: ItemStatus = 'published'):
 describe('admin tags: happy path', () => {
   it('create answers 201 with the tag: id slugged from the trimmed name, no items yet', async () => {
     const suffix = hex()
-    const res = await call('POST', BASE, { name: `  Open Source Café ${suffix} ` })
+    const res = await api.post(BASE, { name: `  Open Source Café ${suffix} ` })
     assert.equal(res.statusCode, 201, res.body)
     const body = res.json()
     assert.equal(body.success, true)
@@ -111,7 +104,7 @@ describe('admin tags: happy path', () => {
     const tag = await create()
     h.clock.advance(60_000)
     const name = uniqueName('Renamed')
-    const res = await call('PUT', `${BASE}/${tag.id}`, { name: ` ${name} ` })
+    const res = await api.put(`${BASE}/${tag.id}`, { name: ` ${name} ` })
     assert.equal(res.statusCode, 200, res.body)
     assert.equal(res.json().success, true)
     assert.equal(res.json().data.id, tag.id)
@@ -123,7 +116,7 @@ describe('admin tags: happy path', () => {
 
   it('renaming a tag to its own name in another case is allowed', async () => {
     const tag = await create(uniqueName('lower'))
-    const res = await call('PUT', `${BASE}/${tag.id}`, { name: tag.name.toUpperCase() })
+    const res = await api.put(`${BASE}/${tag.id}`, { name: tag.name.toUpperCase() })
     assert.equal(res.statusCode, 200, res.body)
     assert.equal(res.json().data.name, tag.name.toUpperCase())
   })
@@ -137,10 +130,10 @@ describe('admin tags: happy path', () => {
 
   it('delete removes an unused tag for good', async () => {
     const tag = await create()
-    const res = await call('DELETE', `${BASE}/${tag.id}`)
+    const res = await api.delete(`${BASE}/${tag.id}`)
     assert.equal(res.statusCode, 200, res.body)
     assert.deepEqual(res.json(), { success: true, message: 'Tag deleted' })
-    assert.equal((await call('GET', `${BASE}/${tag.id}`)).statusCode, 404)
+    assert.equal((await api.get(`${BASE}/${tag.id}`)).statusCode, 404)
     // The id and the name are free again.
     assert.equal((await create(tag.name, tag.id)).id, tag.id)
   })
@@ -222,7 +215,7 @@ describe('admin tags: list', () => {
     const z = await create(`Zz ${marker}`)
     const a = await create(`Aa ${marker}`)
     for (let n = 0; n < 10; n++) await create(`Mm ${n} ${marker}`)
-    const res = await call('GET', `${BASE}/all`)
+    const res = await api.get(`${BASE}/all`)
     assert.equal(res.statusCode, 200, res.body)
     assert.equal(res.json().success, true)
     const all = res.json().data as { id: string; name: string }[]
@@ -248,12 +241,12 @@ describe('admin tags: list', () => {
       ['sortOrder=up', 'query.sortOrder'],
       [`search=${'s'.repeat(101)}`, 'query.search'],
     ] as const) {
-      const res = await call('GET', `${BASE}?${query}`)
+      const res = await api.get(`${BASE}?${query}`)
       assert.equal(res.statusCode, 400, query)
       assert.equal(res.json().details[0].field, field, query)
     }
     for (const query of ['limit=1', 'limit=100'])
-      assert.equal((await call('GET', `${BASE}?${query}`)).statusCode, 200)
+      assert.equal((await api.get(`${BASE}?${query}`)).statusCode, 200)
   })
 })
 
@@ -264,7 +257,7 @@ describe('admin tags: stats', () => {
     await db.delete(itemTags)
     await db.delete(items)
     await db.delete(tags)
-    const empty = await call('GET', `${BASE}/stats`)
+    const empty = await api.get(`${BASE}/stats`)
     assert.equal(empty.statusCode, 200, empty.body)
     assert.deepEqual(empty.json(), { success: true, data: { total: 0, used: 0, unused: 0, topTags: [] } })
 
@@ -274,7 +267,7 @@ describe('admin tags: stats', () => {
     for (let n = 1; n <= 3; n++) await create(`Unused ${n}`)
     for (let k = 1; k <= 12; k++) await itemWithTags(used.slice(k - 1).map((tag) => tag.id))
 
-    const res = await call('GET', `${BASE}/stats`)
+    const res = await api.get(`${BASE}/stats`)
     assert.equal(res.statusCode, 200, res.body)
     const { data } = res.json()
     assert.equal(data.total, 15)
@@ -295,7 +288,7 @@ describe('admin tags: deleting a tag in use', () => {
     const tag = await create()
     const itemIds = [await itemWithTags([tag.id]), await itemWithTags([tag.id], 'draft')]
     await itemWithTags([tag.id], 'rejected')
-    const res = await call('DELETE', `${BASE}/${tag.id}`)
+    const res = await api.delete(`${BASE}/${tag.id}`)
     assert.equal(res.statusCode, 409, res.body)
     assert.equal(res.json().code, 'TAG_IN_USE')
     assert.match(res.json().error, /remove it from its 3 items first/)
@@ -304,14 +297,14 @@ describe('admin tags: deleting a tag in use', () => {
     const db = h.databases.directory.db
     await db.delete(itemTags).where(eq(itemTags.tagId, tag.id))
     assert.equal((await read(tag.id)).itemCount, 0)
-    assert.equal((await call('DELETE', `${BASE}/${tag.id}`)).statusCode, 200)
+    assert.equal((await api.delete(`${BASE}/${tag.id}`)).statusCode, 200)
     assert.equal((await db.select().from(items).where(eq(items.id, itemIds[0]!))).length, 1, 'items stay')
   })
 
   it('one item is "its 1 item"', async () => {
     const tag = await create()
     await itemWithTags([tag.id])
-    const res = await call('DELETE', `${BASE}/${tag.id}`)
+    const res = await api.delete(`${BASE}/${tag.id}`)
     assert.equal(res.statusCode, 409)
     assert.match(res.json().error, /its 1 item first/)
   })
@@ -322,7 +315,7 @@ describe('admin tags: deleting a tag in use', () => {
       for (let round = 0; round < 5; round++) {
         const tag = await create()
         const [deleted, tagged] = await Promise.allSettled([
-          call('DELETE', `${BASE}/${tag.id}`),
+          api.delete(`${BASE}/${tag.id}`),
           itemWithTags([tag.id]),
         ])
         assert.equal(deleted.status, 'fulfilled')
@@ -333,7 +326,7 @@ describe('admin tags: deleting a tag in use', () => {
           assert.equal((await read(tag.id)).itemCount, 1)
         } else {
           assert.equal(status, 200, deleted.value.body)
-          assert.equal((await call('GET', `${BASE}/${tag.id}`)).statusCode, 404)
+          assert.equal((await api.get(`${BASE}/${tag.id}`)).statusCode, 404)
         }
       }
     },
@@ -343,7 +336,7 @@ describe('admin tags: deleting a tag in use', () => {
 describe('admin tags: errors', () => {
   it('a blank, missing or too long name is 400 naming body.name; 1 and 100 characters pass', async () => {
     for (const payload of [{ name: '' }, { name: '   ' }, { name: 'n'.repeat(101) }, {}, { name: 42 }]) {
-      const res = await call('POST', BASE, { id: `x-${hex()}`, ...payload })
+      const res = await api.post(BASE, { id: `x-${hex()}`, ...payload })
       assert.equal(res.statusCode, 400, JSON.stringify(payload))
       assert.equal(res.json().success, false)
       assert.equal(res.json().code, 'VALIDATION_ERROR')
@@ -353,18 +346,18 @@ describe('admin tags: errors', () => {
     assert.equal((await create(hundred, `h-${hex()}`)).name, hundred)
     assert.equal((await create('Z', `z-${hex()}`)).name, 'Z')
     const tag = await create()
-    const blank = await call('PUT', `${BASE}/${tag.id}`, { name: '  ' })
+    const blank = await api.put(`${BASE}/${tag.id}`, { name: '  ' })
     assert.equal(blank.statusCode, 400)
     assert.equal(blank.json().details[0].field, 'body.name')
   })
 
   it('an id outside ^[a-z0-9-]+$ or over 100 characters is 400 naming body.id', async () => {
     for (const id of ['Upper', 'with space', 'under_score', '', 'a'.repeat(101)]) {
-      const res = await call('POST', BASE, { id, name: uniqueName() })
+      const res = await api.post(BASE, { id, name: uniqueName() })
       assert.equal(res.statusCode, 400, JSON.stringify(id))
       assert.equal(res.json().details[0].field, 'body.id')
     }
-    const symbols = await call('POST', BASE, { name: '+++' })
+    const symbols = await api.post(BASE, { name: '+++' })
     assert.equal(symbols.statusCode, 400)
     assert.equal(symbols.json().details[0].field, 'body.id')
   })
@@ -372,16 +365,16 @@ describe('admin tags: errors', () => {
   it('a name taken in any case is 409 TAG_NAME_EXISTS; a taken id is 409 TAG_ID_EXISTS', async () => {
     const tag = await create()
     for (const name of [tag.name, tag.name.toUpperCase(), ` ${tag.name.toLowerCase()} `]) {
-      const res = await call('POST', BASE, { name, id: `other-${hex()}` })
+      const res = await api.post(BASE, { name, id: `other-${hex()}` })
       assert.equal(res.statusCode, 409, name)
       assert.equal(res.json().code, 'TAG_NAME_EXISTS')
     }
-    const sameId = await call('POST', BASE, { name: uniqueName(), id: tag.id })
+    const sameId = await api.post(BASE, { name: uniqueName(), id: tag.id })
     assert.equal(sameId.statusCode, 409)
     assert.equal(sameId.json().code, 'TAG_ID_EXISTS')
     assert.match(sameId.json().error, new RegExp(tag.id))
     // A name whose slug is taken: the id, derived, is what conflicts.
-    const slugTwin = await call('POST', BASE, { name: `${tag.name}!` })
+    const slugTwin = await api.post(BASE, { name: `${tag.name}!` })
     assert.equal(slugTwin.statusCode, 409)
     assert.equal(slugTwin.json().code, 'TAG_ID_EXISTS')
   })
@@ -389,7 +382,7 @@ describe('admin tags: errors', () => {
   it('renaming to another tag’s name, in any case, is 409 TAG_NAME_EXISTS', async () => {
     const first = await create()
     const second = await create()
-    const res = await call('PUT', `${BASE}/${second.id}`, { name: first.name.toUpperCase() })
+    const res = await api.put(`${BASE}/${second.id}`, { name: first.name.toUpperCase() })
     assert.equal(res.statusCode, 409)
     assert.equal(res.json().code, 'TAG_NAME_EXISTS')
     assert.equal((await read(second.id)).name, second.name)
@@ -399,7 +392,7 @@ describe('admin tags: errors', () => {
     const name = uniqueName('Race')
     const results = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
-        call('POST', BASE, { name: i % 2 ? name : name.toUpperCase(), id: `race-${i}-${hex()}` }),
+        api.post(BASE, { name: i % 2 ? name : name.toUpperCase(), id: `race-${i}-${hex()}` }),
       ),
     )
     const statuses = results.map((res) => res.statusCode)
@@ -412,7 +405,7 @@ describe('admin tags: errors', () => {
   it(race('concurrent creates of one id: one 201, seven 409 TAG_ID_EXISTS'), async () => {
     const id = `race-id-${hex()}`
     const results = await Promise.all(
-      Array.from({ length: 8 }, () => call('POST', BASE, { name: uniqueName('Racer'), id })),
+      Array.from({ length: 8 }, () => api.post(BASE, { name: uniqueName('Racer'), id })),
     )
     const statuses = results.map((res) => res.statusCode)
     assert.equal(statuses.filter((status) => status === 201).length, 1, statuses.join(','))
@@ -424,7 +417,7 @@ describe('admin tags: errors', () => {
 
   it('an unknown id is 404 TAG_NOT_FOUND on read, rename and delete', async () => {
     for (const [method, payload] of [['GET'], ['PUT', { name: uniqueName() }], ['DELETE']] as const) {
-      const res = await call(method, `${BASE}/no-such-tag-${hex()}`, payload)
+      const res = await api.request(method, `${BASE}/no-such-tag-${hex()}`, { body: payload })
       assert.equal(res.statusCode, 404, method)
       assert.equal(res.json().code, 'TAG_NOT_FOUND')
     }
@@ -450,8 +443,16 @@ describe('admin tags: security', () => {
       ['PUT', `${BASE}/${tag.id}`, { name: uniqueName() }],
       ['DELETE', `${BASE}/${tag.id}`],
     ] as const) {
-      assert.equal((await call(method, url, payload, '')).statusCode, 401, `${method} ${url}`)
-      assert.equal((await call(method, url, payload, user)).statusCode, 403, `${method} ${url}`)
+      assert.equal(
+        (await api.request(method, url, { body: payload, cookie: null })).statusCode,
+        401,
+        `${method} ${url}`,
+      )
+      assert.equal(
+        (await api.request(method, url, { body: payload, cookie: user })).statusCode,
+        403,
+        `${method} ${url}`,
+      )
     }
     assert.equal((await read(tag.id)).name, tag.name, 'nothing changed')
   })
@@ -490,18 +491,18 @@ describe('admin tags: security', () => {
     try {
       const tag = await create()
       await hear(TAGS_CONTENT, 1)
-      await call('PUT', `${BASE}/${tag.id}`, { name: uniqueName() })
+      await api.put(`${BASE}/${tag.id}`, { name: uniqueName() })
       await hear(TAGS_CONTENT, 2)
-      await call('DELETE', `${BASE}/${tag.id}`)
+      await api.delete(`${BASE}/${tag.id}`)
       await hear(TAGS_CONTENT, 3)
 
       const used = await create()
       await itemWithTags([used.id])
-      assert.equal((await call('POST', BASE, { name: used.name })).statusCode, 409)
-      assert.equal((await call('DELETE', `${BASE}/${used.id}`)).statusCode, 409)
-      assert.equal((await call('DELETE', `${BASE}/${tag.id}`)).statusCode, 404)
+      assert.equal((await api.post(BASE, { name: used.name })).statusCode, 409)
+      assert.equal((await api.delete(`${BASE}/${used.id}`)).statusCode, 409)
+      assert.equal((await api.delete(`${BASE}/${tag.id}`)).statusCode, 404)
       // Messages arrive in commit order: once a later write's is heard, a refused write's would have been.
-      const category = await call('POST', '/api/admin/categories', { name: uniqueName('Category') })
+      const category = await api.post('/api/admin/categories', { name: uniqueName('Category') })
       assert.equal(category.statusCode, 201, category.body)
       await hear(CATEGORIES_CONTENT, 1)
       assert.equal(times(TAGS_CONTENT), 4)
