@@ -16,35 +16,27 @@ import {
   uniqueEmail,
   until,
 } from '../helpers/apps.ts'
+import { type Requests, siteRequests } from '../helpers/requests.ts'
 
 const BASE = '/api/admin/clients'
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000'
 
 let h: DirectoryHarness
 let admin: string
+/** The admin's requests, as the web app sends them. */
+let api: Requests
 
 before(async () => {
   h = await startDirectory()
   admin = await h.adminCookie()
+  api = siteRequests(h, { cookie: admin })
 })
 after(() => h.close())
-
-type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
-
-function api(method: Method, url: string, payload?: unknown, harness = h, cookie = admin) {
-  return harness.app.inject({
-    method,
-    url,
-    payload: payload as object,
-    remoteAddress: randomAddress(),
-    headers: { origin: APP_ORIGIN, cookie },
-  })
-}
 
 const tag = () => randomBytes(4).toString('hex')
 
 async function createClient(body: Record<string, unknown> = {}, harness = h) {
-  const res = await api('POST', BASE, { email: uniqueEmail('client'), ...body }, harness)
+  const res = await api.on(harness).post(BASE, { email: uniqueEmail('client'), ...body })
   assert.equal(res.statusCode, 200, res.body)
   harness.clock.advance(1000)
   return res.json().data as { id: string; email: string; displayName: string }
@@ -89,7 +81,7 @@ const query = (params: Params) =>
 describe('admin clients: create', () => {
   it('answers 200 with the summary, defaults the display name to the email prefix, and makes a user', async () => {
     const email = `Grace.${tag()}@Example.com`
-    const res = await api('POST', BASE, { email, company: 'Navy', plan: 'standard' })
+    const res = await api.post(BASE, { email, company: 'Navy', plan: 'standard' })
     assert.equal(res.statusCode, 200, res.body)
     const body = res.json()
     assert.equal(body.success, true)
@@ -113,7 +105,7 @@ describe('admin clients: create', () => {
     const [user] = await db.select().from(users).where(eq(users.email, email.toLowerCase()))
     assert.match(user!.passwordHash!, /^\$argon2id\$/, 'a temporary password, stored only as a hash')
     assert.equal(user!.roleId, 'user')
-    const read = await api('GET', `${BASE}/${body.data.id}`)
+    const read = await api.get(`${BASE}/${body.data.id}`)
     assert.equal(read.json().data.company, 'Navy')
     assert.equal(read.json().data.userId, user!.id)
   })
@@ -122,7 +114,7 @@ describe('admin clients: create', () => {
     const db = h.databases.directory.db
     const profile = await seedClient(h)
     await db.delete(clientProfiles).where(eq(clientProfiles.id, profile.id))
-    const res = await api('POST', BASE, { email: profile.email.toUpperCase(), displayName: 'Back Again' })
+    const res = await api.post(BASE, { email: profile.email.toUpperCase(), displayName: 'Back Again' })
     assert.equal(res.statusCode, 200, res.body)
     const [created] = await db.select().from(clientProfiles).where(eq(clientProfiles.id, res.json().data.id))
     assert.equal(created!.userId, profile.userId)
@@ -132,7 +124,7 @@ describe('admin clients: create', () => {
 
   it('an email that already has a client profile answers 409, whatever its case', async () => {
     const client = await createClient()
-    const res = await api('POST', BASE, { email: client.email.toUpperCase() })
+    const res = await api.post(BASE, { email: client.email.toUpperCase() })
     assert.equal(res.statusCode, 409, res.body)
     assert.equal(res.json().success, false)
   })
@@ -140,7 +132,7 @@ describe('admin clients: create', () => {
   it('a taken username answers 409', async () => {
     const username = `taken_${tag()}`
     await createClient({ username })
-    const res = await api('POST', BASE, { email: uniqueEmail(), username })
+    const res = await api.post(BASE, { email: uniqueEmail(), username })
     assert.equal(res.statusCode, 409, res.body)
   })
 
@@ -157,14 +149,14 @@ describe('admin clients: create', () => {
       { email: uniqueEmail(), website: 'javascript:alert(1)' },
       { email: uniqueEmail(), username: 'ab' },
     ]) {
-      const res = await api('POST', BASE, body)
+      const res = await api.post(BASE, body)
       assert.equal(res.statusCode, 400, `${JSON.stringify(body)}: ${res.body}`)
       assert.equal(res.json().success, false)
     }
   })
 
   it('accepts fields at their limits', async () => {
-    const res = await api('POST', BASE, {
+    const res = await api.post(BASE, {
       email: uniqueEmail(),
       displayName: 'x'.repeat(100),
       company: 'c'.repeat(200),
@@ -179,13 +171,13 @@ describe('admin clients: list', () => {
     const marker = `Zed${tag()}`
     for (let i = 0; i < 3; i++) await createClient({ displayName: `${marker} ${i}` })
     await createClient({ email: `${marker.toLowerCase()}-mail@example.com`, displayName: 'Other' })
-    const res = await api('GET', `${BASE}?${query({ search: marker.toUpperCase(), limit: 3, page: 2 })}`)
+    const res = await api.get(`${BASE}?${query({ search: marker.toUpperCase(), limit: 3, page: 2 })}`)
     assert.equal(res.statusCode, 200, res.body)
     const body = res.json()
     assert.equal(body.success, true)
     assert.deepEqual(body.meta, { page: 2, totalPages: 2, total: 4, limit: 3 })
     assert.equal(body.data.clients.length, 1)
-    const first = await api('GET', `${BASE}?${query({ search: marker })}`)
+    const first = await api.get(`${BASE}?${query({ search: marker })}`)
     assert.equal(first.json().meta.limit, 10, 'limit defaults to 10')
     assert.equal(first.json().data.clients[0].displayName, 'Other', 'newest first')
   })
@@ -194,7 +186,7 @@ describe('admin clients: list', () => {
     const marker = tag()
     await createClient({ displayName: `100%_${marker}` })
     await createClient({ displayName: `100ab${marker}` })
-    const res = await api('GET', `${BASE}?${query({ search: `100%_${marker}` })}`)
+    const res = await api.get(`${BASE}?${query({ search: `100%_${marker}` })}`)
     assert.equal(res.json().meta.total, 1)
   })
 
@@ -209,7 +201,7 @@ describe('admin clients: list', () => {
     await createClient({ displayName: `${marker} b`, status: 'trial', plan: 'free', accountType: 'business' })
     await createClient({ displayName: `${marker} c`, status: 'active', plan: 'premium' })
     const total = async (params: Record<string, string>) =>
-      (await api('GET', `${BASE}?${query({ search: marker, ...params })}`)).json().meta.total
+      (await api.get(`${BASE}?${query({ search: marker, ...params })}`)).json().meta.total
     assert.equal(await total({ status: 'trial' }), 2)
     assert.equal(await total({ status: 'trial', plan: 'premium' }), 1)
     assert.equal(await total({ accountType: 'business' }), 2)
@@ -227,17 +219,17 @@ describe('admin clients: list', () => {
       { plan: 'gold' },
       { accountType: 'team' },
     ]) {
-      const res = await api('GET', `${BASE}?${query(params)}`)
+      const res = await api.get(`${BASE}?${query(params)}`)
       assert.equal(res.statusCode, 400, `${JSON.stringify(params)}: ${res.body}`)
     }
-    for (const limit of [1, 100]) assert.equal((await api('GET', `${BASE}?limit=${limit}`)).statusCode, 200)
+    for (const limit of [1, 100]) assert.equal((await api.get(`${BASE}?limit=${limit}`)).statusCode, 200)
   })
 })
 
 describe('admin clients: read, update, delete', () => {
   it('read answers the full profile', async () => {
     const client = await createClient({ bio: 'Hello', location: 'Paris, France' })
-    const res = await api('GET', `${BASE}/${client.id}`)
+    const res = await api.get(`${BASE}/${client.id}`)
     assert.equal(res.statusCode, 200)
     const { data } = res.json()
     assert.equal(data.bio, 'Hello')
@@ -250,7 +242,7 @@ describe('admin clients: read, update, delete', () => {
   it('unknown and malformed ids answer 404 on read, update and delete', async () => {
     for (const id of [UNKNOWN_ID, 'not-a-uuid']) {
       for (const [method, payload] of [['GET'], ['PUT', { plan: 'premium' }], ['DELETE']] as const) {
-        const res = await api(method, `${BASE}/${id}`, payload)
+        const res = await api.request(method, `${BASE}/${id}`, { body: payload })
         assert.equal(res.statusCode, 404, `${method} ${id}`)
         assert.equal(res.json().success, false)
       }
@@ -260,7 +252,7 @@ describe('admin clients: read, update, delete', () => {
   it('update changes only the given fields and keeps the account username in step', async () => {
     const client = await createClient({ company: 'Old Co', bio: 'Bio' })
     const username = `renamed_${tag()}`
-    const res = await api('PUT', `${BASE}/${client.id}`, { company: 'New Co', plan: 'premium', username })
+    const res = await api.put(`${BASE}/${client.id}`, { company: 'New Co', plan: 'premium', username })
     assert.equal(res.statusCode, 200, res.body)
     const { data } = res.json()
     assert.equal(data.company, 'New Co')
@@ -268,30 +260,30 @@ describe('admin clients: read, update, delete', () => {
     assert.equal(data.bio, 'Bio')
     const [user] = await h.databases.directory.db.select().from(users).where(eq(users.id, data.userId))
     assert.equal(user!.username, username)
-    const cleared = await api('PUT', `${BASE}/${client.id}`, { company: null })
+    const cleared = await api.put(`${BASE}/${client.id}`, { company: null })
     assert.equal(cleared.json().data.company, null)
   })
 
   it('update answers 400 for bad values and 409 for a taken username', async () => {
     const one = await createClient({ username: `one_${tag()}` })
     const two = await createClient()
-    assert.equal((await api('PUT', `${BASE}/${two.id}`, { status: 'banned' })).statusCode, 400)
-    assert.equal((await api('PUT', `${BASE}/${two.id}`, { displayName: 'x'.repeat(101) })).statusCode, 400)
+    assert.equal((await api.put(`${BASE}/${two.id}`, { status: 'banned' })).statusCode, 400)
+    assert.equal((await api.put(`${BASE}/${two.id}`, { displayName: 'x'.repeat(101) })).statusCode, 400)
     const [row] = await h.databases.directory.db
       .select()
       .from(clientProfiles)
       .where(eq(clientProfiles.id, one.id))
-    assert.equal((await api('PUT', `${BASE}/${two.id}`, { username: row!.username })).statusCode, 409)
+    assert.equal((await api.put(`${BASE}/${two.id}`, { username: row!.username })).statusCode, 409)
   })
 
   it('delete removes the profile permanently', async () => {
     const client = await createClient()
-    const res = await api('DELETE', `${BASE}/${client.id}`)
+    const res = await api.delete(`${BASE}/${client.id}`)
     assert.equal(res.statusCode, 200)
     assert.equal(res.json().success, true)
     assert.equal(typeof res.json().message, 'string')
-    assert.equal((await api('GET', `${BASE}/${client.id}`)).statusCode, 404)
-    assert.equal((await api('DELETE', `${BASE}/${client.id}`)).statusCode, 404)
+    assert.equal((await api.get(`${BASE}/${client.id}`)).statusCode, 404)
+    assert.equal((await api.delete(`${BASE}/${client.id}`)).statusCode, 404)
   })
 })
 
@@ -326,22 +318,22 @@ describe('admin clients: dashboard and advanced search', () => {
     await seedClient(h, { displayName: `${marker} jan`, createdAt: new Date('2026-01-15T10:00:00Z') })
     await seedClient(h, { displayName: `${marker} jan31`, createdAt: new Date('2026-01-31T23:30:00Z') })
     await seedClient(h, { displayName: `${marker} feb`, createdAt: new Date('2026-02-10T10:00:00Z') })
-    const call = (params: Record<string, string>) =>
-      api('GET', `${BASE}/dashboard?${query({ search: marker, ...params })}`)
-    const january = await call({ createdAfter: '2026-01-01', createdBefore: '2026-01-31' })
+    const dashboard = (params: Record<string, string>) =>
+      api.get(`${BASE}/dashboard?${query({ search: marker, ...params })}`)
+    const january = await dashboard({ createdAfter: '2026-01-01', createdBefore: '2026-01-31' })
     assert.equal(january.statusCode, 200, january.body)
     const body = january.json()
     assert.equal(body.success, true)
     assert.equal(body.data.meta.total, 2, 'a bare createdBefore date includes that whole day')
     assert.equal(body.data.clients.length, 2)
     assert.equal(typeof body.data.stats.overview.totalClients, 'number')
-    const iso = await call({ createdAfter: '2026-01-20T00:00:00Z' })
+    const iso = await dashboard({ createdAfter: '2026-01-20T00:00:00Z' })
     assert.equal(iso.json().data.meta.total, 2)
     for (const bad of ['2026-13-01', 'yesterday', '2026-02-30', '15/01/2026']) {
-      const res = await call({ createdAfter: bad })
+      const res = await dashboard({ createdAfter: bad })
       assert.equal(res.statusCode, 400, `${bad}: ${res.body}`)
     }
-    assert.equal((await api('GET', `${BASE}/dashboard?limit=101`)).statusCode, 400)
+    assert.equal((await api.get(`${BASE}/dashboard?limit=101`)).statusCode, 400)
   })
 
   it('advanced search applies every filter and sort and reports its metadata', async () => {
@@ -370,7 +362,7 @@ describe('admin clients: dashboard and advanced search', () => {
     })
     await seedClient(h, { displayName: `${marker} three`, totalSubmissions: 9 })
     const search = async (params: Params) => {
-      const res = await api('GET', `${BASE}/advanced-search?${query({ search: marker, ...params })}`)
+      const res = await api.get(`${BASE}/advanced-search?${query({ search: marker, ...params })}`)
       assert.equal(res.statusCode, 200, res.body)
       return res.json().data
     }
@@ -418,7 +410,7 @@ describe('admin clients: dashboard and advanced search', () => {
       { page: 0 },
       { limit: 101 },
     ]) {
-      const res = await api('GET', `${BASE}/advanced-search?${query(params)}`)
+      const res = await api.get(`${BASE}/advanced-search?${query(params)}`)
       assert.equal(res.statusCode, 400, `${JSON.stringify(params)}: ${res.body}`)
       assert.equal(res.json().success, false)
     }
@@ -429,7 +421,7 @@ describe('admin clients: bulk', () => {
   it('bulk update applies each item and reports failures at their index without aborting', async () => {
     const one = await createClient()
     const two = await createClient()
-    const res = await api('PUT', `${BASE}/bulk`, {
+    const res = await api.put(`${BASE}/bulk`, {
       clients: [
         { id: one.id, plan: 'premium' },
         { id: UNKNOWN_ID, plan: 'premium' },
@@ -453,15 +445,17 @@ describe('admin clients: bulk', () => {
     )
     assert.equal(body.errors[0].error, 'Client not found')
     assert.deepEqual(body.summary, { total: 4, successful: 2, failed: 2 })
-    assert.equal((await api('GET', `${BASE}/${one.id}`)).json().data.plan, 'premium')
-    assert.equal((await api('GET', `${BASE}/${two.id}`)).json().data.status, 'suspended')
+    assert.equal((await api.get(`${BASE}/${one.id}`)).json().data.plan, 'premium')
+    assert.equal((await api.get(`${BASE}/${two.id}`)).json().data.status, 'suspended')
   })
 
   it('bulk delete removes each known client and reports the unknown ones', async () => {
     const one = await createClient()
     const two = await createClient()
-    const res = await api('DELETE', `${BASE}/bulk`, {
-      clients: [{ id: one.id }, { id: UNKNOWN_ID }, { id: two.id }],
+    const res = await api.delete(`${BASE}/bulk`, {
+      body: {
+        clients: [{ id: one.id }, { id: UNKNOWN_ID }, { id: two.id }],
+      },
     })
     assert.equal(res.statusCode, 200, res.body)
     assert.deepEqual(res.json().summary, { total: 3, successful: 2, failed: 1 })
@@ -486,11 +480,11 @@ describe('admin clients: bulk', () => {
       ['DELETE', { clients: many }],
       ['DELETE', { clients: [{}] }],
     ] as const) {
-      const res = await api(method, `${BASE}/bulk`, payload)
+      const res = await api.request(method, `${BASE}/bulk`, { body: payload })
       assert.equal(res.statusCode, 400, `${method} ${JSON.stringify(payload).slice(0, 60)}: ${res.body}`)
     }
     const hundred = Array.from({ length: 100 }, () => ({ id: client.id, plan: 'standard' as const }))
-    const res = await api('PUT', `${BASE}/bulk`, { clients: hundred })
+    const res = await api.put(`${BASE}/bulk`, { clients: hundred })
     assert.equal(res.statusCode, 200)
     assert.equal(res.json().summary.successful, 100)
   })
@@ -498,16 +492,15 @@ describe('admin clients: bulk', () => {
 
 describe('admin clients: stats cache', () => {
   it('a client created through the API shows in the stats at once', async () => {
-    const before = (await api('GET', `${BASE}/stats`)).json().data.overview.totalClients
-    const created = await api('POST', BASE, { email: uniqueEmail('stats') })
+    const before = (await api.get(`${BASE}/stats`)).json().data.overview.totalClients
+    const created = await api.post(BASE, { email: uniqueEmail('stats') })
     assert.equal(created.statusCode, 200, created.body)
-    assert.equal((await api('GET', `${BASE}/stats`)).json().data.overview.totalClients, before + 1)
+    assert.equal((await api.get(`${BASE}/stats`)).json().data.overview.totalClients, before + 1)
   })
 
   it('a sign-up, and a write on another instance, show in the stats without waiting for them to expire', async () => {
     const totalClients = async (harness = h, cookie = admin) =>
-      (await api('GET', `${BASE}/stats`, undefined, harness, cookie)).json().data.overview
-        .totalClients as number
+      (await api.on(harness).get(`${BASE}/stats`, { cookie })).json().data.overview.totalClients as number
     const before = await totalClients()
     const registered = await h.app.inject({
       method: 'POST',
@@ -537,7 +530,7 @@ describe('admin clients: stats cache', () => {
 describe('admin clients: list totals are counted once and follow every change', () => {
   async function total(search: string, harness = h, cookie = admin) {
     // A page of one, so the total comes from the count rather than the page's size.
-    const res = await api('GET', `${BASE}?${query({ search, limit: 1 })}`, undefined, harness, cookie)
+    const res = await api.on(harness).get(`${BASE}?${query({ search, limit: 1 })}`, { cookie })
     assert.equal(res.statusCode, 200, res.body)
     return res.json().meta.total as number
   }
@@ -551,16 +544,16 @@ describe('admin clients: list totals are counted once and follow every change', 
 
     const third = await createClient({ displayName: `${marker} c` })
     assert.equal(await total(marker), 3, 'a create')
-    assert.equal((await api('PUT', `${BASE}/${third.id}`, { displayName: 'Renamed' })).statusCode, 200)
+    assert.equal((await api.put(`${BASE}/${third.id}`, { displayName: 'Renamed' })).statusCode, 200)
     assert.equal(await total(marker), 2, 'an update that takes it out of the search')
-    assert.equal((await api('PUT', `${BASE}/${third.id}`, { displayName: `${marker} c` })).statusCode, 200)
+    assert.equal((await api.put(`${BASE}/${third.id}`, { displayName: `${marker} c` })).statusCode, 200)
     assert.equal(await total(marker), 3, 'and back in')
-    assert.equal((await api('DELETE', `${BASE}/${third.id}`)).statusCode, 200)
+    assert.equal((await api.delete(`${BASE}/${third.id}`)).statusCode, 200)
     assert.equal(await total(marker), 2, 'a delete')
 
     const fourth = await createClient({ displayName: `${marker} d` })
     assert.equal(await total(marker), 3)
-    const bulk = await api('DELETE', `${BASE}/bulk`, { clients: [{ id: fourth.id }] })
+    const bulk = await api.delete(`${BASE}/bulk`, { body: { clients: [{ id: fourth.id }] } })
     assert.equal(bulk.statusCode, 200, bulk.body)
     assert.equal(await total(marker), 2, 'a bulk delete')
   })
@@ -618,7 +611,7 @@ describe('admin clients: stats', () => {
   after(() => fresh.close())
 
   it('answers an all-zero shape with no clients', async () => {
-    const res = await api('GET', `${BASE}/stats`, undefined, fresh, freshAdmin)
+    const res = await api.on(fresh).get(`${BASE}/stats`, { cookie: freshAdmin })
     assert.equal(res.statusCode, 200, res.body)
     const { data } = res.json()
     assert.deepEqual(data.overview, {
@@ -678,11 +671,11 @@ describe('admin clients: stats', () => {
     // Rows written straight to the table reach the stats through the table's change notification.
     await until(
       async () =>
-        (await api('GET', `${BASE}/stats`, undefined, fresh, freshAdmin)).json().data.overview
+        (await api.on(fresh).get(`${BASE}/stats`, { cookie: freshAdmin })).json().data.overview
           .totalClients === 6,
       'the seeded clients are counted',
     )
-    const res = await api('GET', `${BASE}/stats`, undefined, fresh, freshAdmin)
+    const res = await api.on(fresh).get(`${BASE}/stats`, { cookie: freshAdmin })
     assert.equal(res.statusCode, 200, res.body)
     assert.deepEqual(res.json().data, {
       overview: {

@@ -4,47 +4,24 @@ import { after, before, beforeEach, describe, it } from 'node:test'
 import { sql } from 'drizzle-orm'
 import { collections } from '../../src/directory/collections/tables.ts'
 import { items } from '../../src/directory/items/tables.ts'
-import {
-  APP_ORIGIN,
-  type DirectoryHarness,
-  randomAddress,
-  sessionCookie,
-  startDirectory,
-  uniqueEmail,
-  until,
-} from '../helpers/apps.ts'
+import { type DirectoryHarness, sessionCookie, startDirectory, uniqueEmail, until } from '../helpers/apps.ts'
 import { race } from '../helpers/database.ts'
+import { type Requests, siteRequests } from '../helpers/requests.ts'
 
 const BASE = '/api/admin/collections'
 const EXISTS = '/api/collections/exists'
 
 let h: DirectoryHarness
 let admin: string
+/** The admin's requests, as the web app sends them. */
+let api: Requests
 
 before(async () => {
   h = await startDirectory()
   admin = await h.adminCookie()
+  api = siteRequests(h, { cookie: admin })
 })
 after(() => h.close())
-
-function call(
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
-  url: string,
-  payload?: unknown,
-  {
-    target = h,
-    cookie = admin,
-    origin = APP_ORIGIN,
-  }: { target?: DirectoryHarness; cookie?: string; origin?: string } = {},
-) {
-  return target.app.inject({
-    method,
-    url,
-    payload: payload as object,
-    remoteAddress: randomAddress(),
-    headers: { ...(origin ? { origin } : {}), ...(cookie ? { cookie } : {}) },
-  })
-}
 
 interface Collection {
   id: string
@@ -84,14 +61,14 @@ async function item(fields: Partial<typeof items.$inferInsert> = {}): Promise<st
 }
 
 async function create(body: Record<string, unknown> = {}): Promise<Collection> {
-  const res = await call('POST', BASE, { name: `Collection ${unique()}`, ...body })
+  const res = await api.post(BASE, { name: `Collection ${unique()}`, ...body })
   assert.equal(res.statusCode, 201, res.body)
   assert.equal(res.json().success, true)
   return res.json().data
 }
 
 async function entries(id: string): Promise<Entry[]> {
-  const res = await call('GET', `${BASE}/${id}/items`)
+  const res = await api.get(`${BASE}/${id}/items`)
   assert.equal(res.statusCode, 200, res.body)
   assert.equal(res.json().count, res.json().data.length)
   return res.json().data
@@ -99,7 +76,7 @@ async function entries(id: string): Promise<Entry[]> {
 const itemIdsOf = (list: Entry[]) => list.map((entry) => entry.item.id)
 
 async function exists(target = h) {
-  const res = await call('GET', EXISTS, undefined, { target, cookie: '' })
+  const res = await api.on(target).get(EXISTS, { cookie: null })
   assert.equal(res.statusCode, 200, res.body)
   return res.json() as { exists: boolean; count: number }
 }
@@ -111,8 +88,8 @@ const fieldsOf = (res: { json(): { details?: { field: string }[] } }) =>
 async function noCollections() {
   await h.databases.directory.db.delete(collections)
   // A write through the API clears the instances' caches of what was just removed underneath.
-  const res = await call('POST', BASE, { name: `Cleared ${unique()}` })
-  await call('DELETE', `${BASE}/${res.json().data.id}`)
+  const res = await api.post(BASE, { name: `Cleared ${unique()}` })
+  await api.delete(`${BASE}/${res.json().data.id}`)
 }
 
 describe('collections: does the site have any', () => {
@@ -126,14 +103,14 @@ describe('collections: does the site have any', () => {
     await create()
     // The writing instance reads its own writes at once.
     assert.deepEqual(await exists(), { exists: true, count: 2 })
-    await call('PUT', `${BASE}/${hidden.id}`, { isActive: true })
+    await api.put(`${BASE}/${hidden.id}`, { isActive: true })
     assert.deepEqual(await exists(), { exists: true, count: 3 })
-    await call('DELETE', `${BASE}/${shown.id}`)
+    await api.delete(`${BASE}/${shown.id}`)
     assert.deepEqual(await exists(), { exists: true, count: 2 })
   })
 
   it('needs no session', async () => {
-    const res = await call('GET', EXISTS, undefined, { cookie: '', origin: '' })
+    const res = await api.get(EXISTS, { cookie: null, origin: null })
     assert.equal(res.statusCode, 200)
     assert.deepEqual(res.json(), { exists: false, count: 0 })
   })
@@ -150,7 +127,7 @@ describe('collections: does the site have any, when the count cannot be read', (
   after(() => broken.close())
 
   it('answers 500 with SPEC.md’s body', async () => {
-    const res = await call('GET', EXISTS, undefined, { target: broken, cookie: '' })
+    const res = await api.on(broken).get(EXISTS, { cookie: null })
     assert.equal(res.statusCode, 500)
     assert.deepEqual(res.json(), {
       exists: false,
@@ -175,7 +152,7 @@ describe('collections: the count across instances', () => {
     const created = await create()
     await until(async () => (await exists(other)).count === 1, 'the new collection is counted')
     assert.deepEqual(await exists(other), { exists: true, count: 1 })
-    await call('PUT', `${BASE}/${created.id}`, { isActive: false })
+    await api.put(`${BASE}/${created.id}`, { isActive: false })
     await until(async () => !(await exists(other)).exists, 'the deactivation is seen')
   })
 })
@@ -183,7 +160,7 @@ describe('collections: the count across instances', () => {
 describe('collections: admin create, read, change, delete', () => {
   it('creates with a slug from the trimmed name, text stored as sent; reads it back', async () => {
     const suffix = unique()
-    const res = await call('POST', BASE, {
+    const res = await api.post(BASE, {
       name: `  Café <b>Guide</b> ${suffix}  `,
       description: '<script>alert(1)</script> & more',
     })
@@ -197,7 +174,7 @@ describe('collections: admin create, read, change, delete', () => {
     assert.equal(created.createdAt, h.clock.now().toISOString())
     assert.equal(created.updatedAt, created.createdAt)
 
-    const read = await call('GET', `${BASE}/${created.id}`)
+    const read = await api.get(`${BASE}/${created.id}`)
     assert.equal(read.statusCode, 200)
     assert.deepEqual(read.json(), { success: true, data: created })
 
@@ -210,7 +187,7 @@ describe('collections: admin create, read, change, delete', () => {
   it('changes only the fields sent; a new name keeps the slug; updatedAt moves', async () => {
     const created = await create({ description: 'first' })
     h.clock.advance(60_000)
-    const renamed = await call('PUT', `${BASE}/${created.id}`, { name: '  Renamed  ', isActive: false })
+    const renamed = await api.put(`${BASE}/${created.id}`, { name: '  Renamed  ', isActive: false })
     assert.equal(renamed.statusCode, 200, renamed.body)
     const data: Collection = renamed.json().data
     assert.equal(data.name, 'Renamed')
@@ -221,19 +198,19 @@ describe('collections: admin create, read, change, delete', () => {
     assert.equal(data.updatedAt, h.clock.now().toISOString())
 
     const slug = `moved-${unique()}`
-    const moved = await call('PUT', `${BASE}/${created.id}`, { slug, description: null })
+    const moved = await api.put(`${BASE}/${created.id}`, { slug, description: null })
     assert.equal(moved.statusCode, 200, moved.body)
     assert.equal(moved.json().data.slug, slug)
     assert.equal(moved.json().data.description, null)
     assert.equal(moved.json().data.name, 'Renamed')
-    assert.deepEqual((await call('GET', `${BASE}/${created.id}`)).json().data, moved.json().data)
+    assert.deepEqual((await api.get(`${BASE}/${created.id}`)).json().data, moved.json().data)
   })
 
   it('delete removes the collection and its memberships, never the items', async () => {
     const kept = await item()
     const first = await create({ itemIds: [kept] })
     const second = await create({ itemIds: [kept] })
-    const removed = await call('DELETE', `${BASE}/${first.id}`)
+    const removed = await api.delete(`${BASE}/${first.id}`)
     assert.equal(removed.statusCode, 200)
     assert.deepEqual(removed.json(), { success: true, message: 'Collection deleted' })
     assert.deepEqual(itemIdsOf(await entries(second.id)), [kept])
@@ -245,7 +222,7 @@ describe('collections: admin create, read, change, delete', () => {
       ['GET', `${BASE}/${first.id}/items`, undefined],
       ['PUT', `${BASE}/${first.id}/items`, { itemIds: [] }],
     ] as const) {
-      const res = await call(method, url, body)
+      const res = await api.request(method, url, { body })
       assert.equal(res.statusCode, 404, `${method} ${url}`)
       assert.equal(res.json().code, 'COLLECTION_NOT_FOUND')
       assert.equal(res.json().success, false)
@@ -254,14 +231,14 @@ describe('collections: admin create, read, change, delete', () => {
 
   it('an id that is not a UUID is 404, and /stats is not read as an id', async () => {
     for (const method of ['GET', 'DELETE'] as const) {
-      const res = await call(method, `${BASE}/not-a-uuid`)
+      const res = await api.request(method, `${BASE}/not-a-uuid`)
       assert.equal(res.statusCode, 404, method)
       assert.equal(res.json().code, 'COLLECTION_NOT_FOUND')
     }
-    assert.equal((await call('PUT', `${BASE}/not-a-uuid`, { isActive: true })).statusCode, 404)
-    assert.equal((await call('GET', `${BASE}/not-a-uuid/items`)).statusCode, 404)
-    assert.equal((await call('PUT', `${BASE}/not-a-uuid/items`, { itemIds: [] })).statusCode, 404)
-    const stats = await call('GET', `${BASE}/stats`)
+    assert.equal((await api.put(`${BASE}/not-a-uuid`, { isActive: true })).statusCode, 404)
+    assert.equal((await api.get(`${BASE}/not-a-uuid/items`)).statusCode, 404)
+    assert.equal((await api.put(`${BASE}/not-a-uuid/items`, { itemIds: [] })).statusCode, 404)
+    const stats = await api.get(`${BASE}/stats`)
     assert.equal(stats.statusCode, 200, stats.body)
     assert.equal(typeof stats.json().data.total, 'number')
   })
@@ -270,32 +247,32 @@ describe('collections: admin create, read, change, delete', () => {
 describe('collections: slugs are unique', () => {
   it('a taken slug is 409, sent or made from the name, on create and change', async () => {
     const taken = await create()
-    const again = await call('POST', BASE, { name: 'Another', slug: taken.slug })
+    const again = await api.post(BASE, { name: 'Another', slug: taken.slug })
     assert.equal(again.statusCode, 409)
     assert.equal(again.json().code, 'COLLECTION_SLUG_EXISTS')
-    const sameName = await call('POST', BASE, { name: taken.name })
+    const sameName = await api.post(BASE, { name: taken.name })
     assert.equal(sameName.statusCode, 409)
     assert.equal(sameName.json().code, 'COLLECTION_SLUG_EXISTS')
 
     const other = await create()
-    const moved = await call('PUT', `${BASE}/${other.id}`, { slug: taken.slug })
+    const moved = await api.put(`${BASE}/${other.id}`, { slug: taken.slug })
     assert.equal(moved.statusCode, 409)
     assert.equal(moved.json().code, 'COLLECTION_SLUG_EXISTS')
-    assert.equal((await call('GET', `${BASE}/${other.id}`)).json().data.slug, other.slug)
+    assert.equal((await api.get(`${BASE}/${other.id}`)).json().data.slug, other.slug)
     // Its own slug is not someone else's.
-    assert.equal((await call('PUT', `${BASE}/${other.id}`, { slug: other.slug })).statusCode, 200)
+    assert.equal((await api.put(`${BASE}/${other.id}`, { slug: other.slug })).statusCode, 200)
   })
 
   it(race('concurrent creates of one name: one 201, the rest 409'), async () => {
     const name = `Race ${unique()}`
-    const results = await Promise.all(Array.from({ length: 8 }, () => call('POST', BASE, { name })))
+    const results = await Promise.all(Array.from({ length: 8 }, () => api.post(BASE, { name })))
     const statuses = results.map((res) => res.statusCode).sort()
     assert.equal(statuses.filter((status) => status === 201).length, 1, statuses.join(','))
     assert.equal(statuses.filter((status) => status === 409).length, 7, statuses.join(','))
     for (const res of results.filter((answer) => answer.statusCode === 409)) {
       assert.equal(res.json().code, 'COLLECTION_SLUG_EXISTS')
     }
-    const listed = await call('GET', `${BASE}?search=${encodeURIComponent(name)}`)
+    const listed = await api.get(`${BASE}?search=${encodeURIComponent(name)}`)
     assert.equal(listed.json().meta.total, 1)
   })
 })
@@ -318,20 +295,20 @@ describe('collections: bad input is 400 naming each field', () => {
       [{ name: '!!!' }, ['body.slug']],
     ]
     for (const [body, fields] of cases) {
-      const res = await call('POST', BASE, body)
+      const res = await api.post(BASE, body)
       assert.equal(res.statusCode, 400, JSON.stringify(body))
       assert.equal(res.json().success, false)
       assert.deepEqual(fieldsOf(res).sort(), fields, JSON.stringify(body))
     }
     const tooMany = Array.from({ length: 501 }, () => randomUUID())
-    const res = await call('POST', BASE, { name: 'Fine', itemIds: tooMany })
+    const res = await api.post(BASE, { name: 'Fine', itemIds: tooMany })
     assert.equal(res.statusCode, 400)
     assert.deepEqual(fieldsOf(res), ['body.itemIds'])
   })
 
   it('change: at least one field, each valid', async () => {
     const created = await create()
-    const empty = await call('PUT', `${BASE}/${created.id}`, {})
+    const empty = await api.put(`${BASE}/${created.id}`, {})
     assert.equal(empty.statusCode, 400)
     assert.equal(empty.json().code, 'VALIDATION_ERROR')
     for (const [body, field] of [
@@ -340,11 +317,11 @@ describe('collections: bad input is 400 naming each field', () => {
       [{ isActive: null }, 'body.isActive'],
       [{ description: 7 }, 'body.description'],
     ] as const) {
-      const res = await call('PUT', `${BASE}/${created.id}`, body)
+      const res = await api.put(`${BASE}/${created.id}`, body)
       assert.equal(res.statusCode, 400, JSON.stringify(body))
       assert.deepEqual(fieldsOf(res), [field], JSON.stringify(body))
     }
-    assert.deepEqual((await call('GET', `${BASE}/${created.id}`)).json().data, created)
+    assert.deepEqual((await api.get(`${BASE}/${created.id}`)).json().data, created)
   })
 
   it('list: paging, sort and filter values', async () => {
@@ -357,12 +334,12 @@ describe('collections: bad input is 400 naming each field', () => {
       ['isActive=maybe', 'query.isActive'],
       [`search=${'x'.repeat(101)}`, 'query.search'],
     ]) {
-      const res = await call('GET', `${BASE}?${query}`)
+      const res = await api.get(`${BASE}?${query}`)
       assert.equal(res.statusCode, 400, query)
       assert.deepEqual(fieldsOf(res), [field], query)
     }
     for (const query of ['limit=1', 'limit=100', 'page=1']) {
-      assert.equal((await call('GET', `${BASE}?${query}`)).statusCode, 200, query)
+      assert.equal((await api.get(`${BASE}?${query}`)).statusCode, 200, query)
     }
   })
 })
@@ -378,7 +355,7 @@ describe('collections: the admin list', () => {
     h.clock.advance(1000)
     const hidden = await create({ name: 'Bakeries', slug: 'pastel-de-nata', isActive: false })
 
-    const page = await call('GET', `${BASE}?limit=2`)
+    const page = await api.get(`${BASE}?limit=2`)
     assert.equal(page.statusCode, 200, page.body)
     assert.equal(page.json().success, true)
     assert.deepEqual(page.json().meta, { page: 1, limit: 2, total: 3, totalPages: 2 })
@@ -386,15 +363,15 @@ describe('collections: the admin list', () => {
       page.json().data.map((collection: Collection) => collection.id),
       [hidden.id, bars.id],
     )
-    const second = await call('GET', `${BASE}?limit=2&page=2`)
+    const second = await api.get(`${BASE}?limit=2&page=2`)
     assert.deepEqual(
       second.json().data.map((collection: Collection) => [collection.id, collection.itemCount]),
       [[coffee.id, 3]],
     )
-    assert.deepEqual((await call('GET', `${BASE}?page=3&limit=2`)).json().data, [])
+    assert.deepEqual((await api.get(`${BASE}?page=3&limit=2`)).json().data, [])
 
     const ids = async (query: string) => {
-      const res = await call('GET', `${BASE}?${query}`)
+      const res = await api.get(`${BASE}?${query}`)
       assert.equal(res.statusCode, 200, res.body)
       return res.json().data.map((collection: Collection) => collection.id)
     }
@@ -413,13 +390,13 @@ describe('collections: the admin list', () => {
 
     // A change moves a collection up the updatedAt order.
     h.clock.advance(1000)
-    await call('PUT', `${BASE}/${coffee.id}`, { description: 'Touched' })
+    await api.put(`${BASE}/${coffee.id}`, { description: 'Touched' })
     assert.deepEqual((await ids('sortBy=updatedAt'))[0], coffee.id)
   })
 
   it('statistics count collections, the empty ones and their items', async () => {
     const stats = async () => {
-      const res = await call('GET', `${BASE}/stats`)
+      const res = await api.get(`${BASE}/stats`)
       assert.equal(res.statusCode, 200, res.body)
       assert.equal(res.json().success, true)
       return res.json().data
@@ -479,7 +456,7 @@ describe('collections: their items', () => {
     const addedAt = h.clock.now().toISOString()
     h.clock.advance(3_600_000)
 
-    const res = await call('PUT', `${BASE}/${created.id}/items`, { itemIds: [d, c, a] })
+    const res = await api.put(`${BASE}/${created.id}/items`, { itemIds: [d, c, a] })
     assert.equal(res.statusCode, 200, res.body)
     assert.equal(res.json().success, true)
     assert.equal(res.json().count, 3)
@@ -496,26 +473,26 @@ describe('collections: their items', () => {
     assert.equal(replaced[0]!.item.status, 'draft')
     assert.deepEqual(await entries(created.id), replaced)
 
-    const read = (await call('GET', `${BASE}/${created.id}`)).json().data as Collection
+    const read = (await api.get(`${BASE}/${created.id}`)).json().data as Collection
     assert.equal(read.itemCount, 3)
     assert.equal(read.updatedAt, h.clock.now().toISOString())
 
     // The same ids in another order: only the order changes.
-    const reordered = await call('PUT', `${BASE}/${created.id}/items`, { itemIds: [a, c, d] })
+    const reordered = await api.put(`${BASE}/${created.id}/items`, { itemIds: [a, c, d] })
     assert.deepEqual(itemIdsOf(reordered.json().data), [a, c, d])
     assert.equal(reordered.json().data[0].addedAt, addedAt)
 
-    const emptied = await call('PUT', `${BASE}/${created.id}/items`, { itemIds: [] })
+    const emptied = await api.put(`${BASE}/${created.id}/items`, { itemIds: [] })
     assert.equal(emptied.statusCode, 200)
     assert.deepEqual(emptied.json(), { success: true, data: [], count: 0 })
-    assert.equal((await call('GET', `${BASE}/${created.id}`)).json().data.itemCount, 0)
+    assert.equal((await api.get(`${BASE}/${created.id}`)).json().data.itemCount, 0)
   })
 
   it('unknown item ids are 400 UNKNOWN_ITEM_IDS listing them; nothing changes', async () => {
     const [a, b] = [await item(), await item()]
     const created = await create({ itemIds: [a] })
     const [ghost1, ghost2] = [randomUUID(), randomUUID()]
-    const res = await call('PUT', `${BASE}/${created.id}/items`, { itemIds: [b, ghost1, ghost2] })
+    const res = await api.put(`${BASE}/${created.id}/items`, { itemIds: [b, ghost1, ghost2] })
     assert.equal(res.statusCode, 400)
     assert.equal(res.json().code, 'UNKNOWN_ITEM_IDS')
     assert.deepEqual(fieldsOf(res), ['body.itemIds', 'body.itemIds'])
@@ -524,11 +501,11 @@ describe('collections: their items', () => {
     assert.deepEqual(itemIdsOf(await entries(created.id)), [a])
 
     const name = `Ghostly ${unique()}`
-    const onCreate = await call('POST', BASE, { name, itemIds: [a, ghost1] })
+    const onCreate = await api.post(BASE, { name, itemIds: [a, ghost1] })
     assert.equal(onCreate.statusCode, 400)
     assert.equal(onCreate.json().code, 'UNKNOWN_ITEM_IDS')
     assert.deepEqual(fieldsOf(onCreate), ['body.itemIds'])
-    assert.equal((await call('GET', `${BASE}?search=${encodeURIComponent(name)}`)).json().meta.total, 0)
+    assert.equal((await api.get(`${BASE}?search=${encodeURIComponent(name)}`)).json().meta.total, 0)
   })
 
   it('an id listed twice is 400 naming body.itemIds, whatever its case', async () => {
@@ -538,19 +515,19 @@ describe('collections: their items', () => {
       [a, a],
       [a, a.toUpperCase()],
     ]) {
-      const res = await call('PUT', `${BASE}/${created.id}/items`, { itemIds })
+      const res = await api.put(`${BASE}/${created.id}/items`, { itemIds })
       assert.equal(res.statusCode, 400, JSON.stringify(itemIds))
       assert.equal(res.json().code, 'VALIDATION_ERROR')
       assert.deepEqual(fieldsOf(res), ['body.itemIds'])
-      const onCreate = await call('POST', BASE, { name: `Twice ${unique()}`, itemIds })
+      const onCreate = await api.post(BASE, { name: `Twice ${unique()}`, itemIds })
       assert.equal(onCreate.statusCode, 400)
       assert.deepEqual(fieldsOf(onCreate), ['body.itemIds'])
     }
-    const missing = await call('PUT', `${BASE}/${created.id}/items`, {})
+    const missing = await api.put(`${BASE}/${created.id}/items`, {})
     assert.equal(missing.statusCode, 400)
     assert.deepEqual(fieldsOf(missing), ['body.itemIds'])
     // An id in capitals is the same item.
-    const upper = await call('PUT', `${BASE}/${created.id}/items`, { itemIds: [a.toUpperCase()] })
+    const upper = await api.put(`${BASE}/${created.id}/items`, { itemIds: [a.toUpperCase()] })
     assert.equal(upper.statusCode, 200, upper.body)
     assert.deepEqual(itemIdsOf(upper.json().data), [a])
   })
@@ -566,7 +543,7 @@ describe('collections: their items', () => {
         pool[(n + 2) % 4]!,
       ])
       const results = await Promise.all(
-        lists.map((itemIds) => call('PUT', `${BASE}/${created.id}/items`, { itemIds })),
+        lists.map((itemIds) => api.put(`${BASE}/${created.id}/items`, { itemIds })),
       )
       assert.deepEqual(
         results.map((res) => res.statusCode),
@@ -585,7 +562,7 @@ describe('collections: their items', () => {
     const [a, b, c] = [await item(), await item(), await item()]
     const first = await create({ itemIds: [a, b, c] })
     const second = await create({ itemIds: [b] })
-    const deleted = await call('DELETE', `/api/admin/items/${b}`)
+    const deleted = await api.delete(`/api/admin/items/${b}`)
     assert.equal(deleted.statusCode, 200, deleted.body)
     const list = await entries(first.id)
     assert.deepEqual(itemIdsOf(list), [a, c])
@@ -594,26 +571,25 @@ describe('collections: their items', () => {
       [0, 1],
     )
     assert.deepEqual(await entries(second.id), [])
-    assert.equal((await call('GET', `${BASE}/${first.id}`)).json().data.itemCount, 2)
+    assert.equal((await api.get(`${BASE}/${first.id}`)).json().data.itemCount, 2)
   })
 })
 
 describe('collections: who may call', () => {
   it('admin routes answer 401 without a session and 403 to a member; writes need the app’s origin', async () => {
-    const registered = await call(
-      'POST',
+    const registered = await api.post(
       '/api/auth/register',
       { email: uniqueEmail('collections'), password: 'a good password', name: 'A Member' },
-      { cookie: '' },
+      { cookie: null },
     )
     const member = sessionCookie(registered)
-    const anonymous = await call('GET', BASE, undefined, { cookie: '' })
+    const anonymous = await api.get(BASE, { cookie: null })
     assert.equal(anonymous.statusCode, 401)
     assert.equal(anonymous.json().code, 'UNAUTHORIZED')
-    const refused = await call('POST', BASE, { name: 'Mine now' }, { cookie: member })
+    const refused = await api.post(BASE, { name: 'Mine now' }, { cookie: member })
     assert.equal(refused.statusCode, 403)
     assert.equal(refused.json().code, 'FORBIDDEN')
-    const elsewhere = await call('POST', BASE, { name: 'From elsewhere' }, { origin: 'https://evil.example' })
+    const elsewhere = await api.post(BASE, { name: 'From elsewhere' }, { origin: 'https://evil.example' })
     assert.equal(elsewhere.statusCode, 403)
     assert.equal(elsewhere.json().code, 'CROSS_ORIGIN')
   })

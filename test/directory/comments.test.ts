@@ -6,42 +6,30 @@ import { createCommentService } from '../../src/directory/comments/service.ts'
 import { comments } from '../../src/directory/comments/tables.ts'
 import { adminNotifications } from '../../src/directory/notifications/tables.ts'
 import {
-  APP_ORIGIN,
   type DirectoryHarness,
   randomAddress,
   sessionCookie,
   startDirectory,
   uniqueEmail,
 } from '../helpers/apps.ts'
+import { type Requests, siteRequests } from '../helpers/requests.ts'
 
 let h: DirectoryHarness
 let admin: string
+/** The admin's requests, as the web app sends them. */
+let api: Requests
 
 before(async () => {
   h = await startDirectory()
   admin = await h.adminCookie()
+  api = siteRequests(h, { cookie: admin })
 })
 after(() => h.close())
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
 
-function call(
-  method: Method,
-  url: string,
-  payload?: unknown,
-  { cookie = admin, address = randomAddress() }: { cookie?: string | null; address?: string } = {},
-) {
-  return h.app.inject({
-    method,
-    url,
-    payload: payload as object,
-    remoteAddress: address,
-    headers: { origin: APP_ORIGIN, ...(cookie ? { cookie } : {}) },
-  })
-}
-
 async function ok(method: Method, url: string, payload?: unknown, status = 200) {
-  const res = await call(method, url, payload)
+  const res = await api.request(method, url, { body: payload })
   assert.equal(res.statusCode, status, `${method} ${url}: ${res.body}`)
   return res.json()
 }
@@ -62,8 +50,7 @@ interface Member {
 
 async function member(name = 'Ada Lovelace'): Promise<Member> {
   const email = uniqueEmail('comments')
-  const res = await call(
-    'POST',
+  const res = await api.post(
     '/api/auth/register',
     { email, password: 'a good password', name },
     { cookie: null },
@@ -73,13 +60,13 @@ async function member(name = 'Ada Lovelace'): Promise<Member> {
 }
 
 async function comment(who: Member, payload: Record<string, unknown>) {
-  const res = await call('POST', '/api/comments', payload, { cookie: who.cookie })
+  const res = await api.post('/api/comments', payload, { cookie: who.cookie })
   assert.equal(res.statusCode, 201, res.body)
   return res.json().data as { id: string; status: string; body: string; itemId: string }
 }
 
 const publicComments = async (slug: string, query = '') => {
-  const res = await call('GET', `/api/items/${slug}/comments${query}`, undefined, { cookie: null })
+  const res = await api.get(`/api/items/${slug}/comments${query}`, { cookie: null })
   assert.equal(res.statusCode, 200, res.body)
   return res.json()
 }
@@ -88,8 +75,7 @@ describe('posting a comment', () => {
   it('takes a signed-in user’s comment as pending, by slug or by id, with a notice for the admins', async () => {
     const ada = await member('Ada Lovelace')
     const target = await item()
-    const res = await call(
-      'POST',
+    const res = await api.post(
       '/api/comments',
       { itemSlug: target.slug, body: '  Lovely cortado.  ' },
       { cookie: ada.cookie },
@@ -130,7 +116,7 @@ describe('posting a comment', () => {
 
   it('needs a session', async () => {
     const target = await item()
-    const res = await call('POST', '/api/comments', { itemSlug: target.slug, body: 'Hi' }, { cookie: null })
+    const res = await api.post('/api/comments', { itemSlug: target.slug, body: 'Hi' }, { cookie: null })
     assert.equal(res.statusCode, 401)
     assert.equal(res.json().code, 'UNAUTHORIZED')
   })
@@ -146,7 +132,7 @@ describe('posting a comment', () => {
       { itemSlug: draft.slug },
       { itemId: pending.id },
     ]) {
-      const res = await call('POST', '/api/comments', { ...payload, body: 'Hello' }, { cookie: ada.cookie })
+      const res = await api.post('/api/comments', { ...payload, body: 'Hello' }, { cookie: ada.cookie })
       assert.equal(res.statusCode, 404, JSON.stringify(payload))
       assert.equal(res.json().code, 'ITEM_NOT_FOUND')
     }
@@ -158,7 +144,7 @@ describe('posting a comment', () => {
     const ada = await member()
     const target = await item()
     for (const body of ['', ' \n\t ', 'x'.repeat(2001)]) {
-      const res = await call('POST', '/api/comments', { itemSlug: target.slug, body }, { cookie: ada.cookie })
+      const res = await api.post('/api/comments', { itemSlug: target.slug, body }, { cookie: ada.cookie })
       assert.equal(res.statusCode, 400, res.body)
       assert.equal(res.json().code, 'VALIDATION_ERROR')
       assert.deepEqual(
@@ -173,11 +159,10 @@ describe('posting a comment', () => {
   it('needs exactly one of itemId and itemSlug', async () => {
     const ada = await member()
     const target = await item()
-    const neither = await call('POST', '/api/comments', { body: 'Hi' }, { cookie: ada.cookie })
+    const neither = await api.post('/api/comments', { body: 'Hi' }, { cookie: ada.cookie })
     assert.equal(neither.statusCode, 400)
     assert.equal(neither.json().details[0].field, 'body.itemId')
-    const both = await call(
-      'POST',
+    const both = await api.post(
       '/api/comments',
       { itemId: target.id, itemSlug: target.slug, body: 'Hi' },
       { cookie: ada.cookie },
@@ -193,7 +178,7 @@ describe('posting a comment', () => {
     const posted = await comment(ada, { itemSlug: target.slug, body: markup })
     assert.equal(posted.body, markup)
     await ok('PUT', `/api/admin/comments/${posted.id}`, { status: 'approved' })
-    const res = await call('GET', `/api/items/${target.slug}/comments`, undefined, { cookie: null })
+    const res = await api.get(`/api/items/${target.slug}/comments`, { cookie: null })
     assert.match(res.headers['content-type'] as string, /^application\/json/)
     assert.equal(res.json().data[0].body, markup)
   })
@@ -203,7 +188,7 @@ describe('posting a comment', () => {
     const target = await item()
     const address = randomAddress()
     const post = () =>
-      call('POST', '/api/comments', { itemSlug: target.slug, body: 'Again' }, { cookie: ada.cookie, address })
+      api.post('/api/comments', { itemSlug: target.slug, body: 'Again' }, { cookie: ada.cookie, address })
     for (let i = 0; i < 10; i++) {
       const res = await post()
       assert.equal(res.statusCode, 201, res.body)
@@ -275,7 +260,7 @@ describe('the public read of an item’s comments', () => {
     await ok('PUT', `/api/admin/items/${target.id}`, { status: 'draft' })
     const draft = await item({ status: 'draft' })
     for (const slug of [target.slug, draft.slug, 'no-such-item']) {
-      const res = await call('GET', `/api/items/${slug}/comments`, undefined, { cookie: null })
+      const res = await api.get(`/api/items/${slug}/comments`, { cookie: null })
       assert.equal(res.statusCode, 404)
       assert.equal(res.json().code, 'ITEM_NOT_FOUND')
     }
@@ -284,7 +269,7 @@ describe('the public read of an item’s comments', () => {
   it('answers 400 for a page or limit out of range', async () => {
     const target = await item()
     for (const query of ['?limit=0', '?limit=101', '?page=0']) {
-      const res = await call('GET', `/api/items/${target.slug}/comments${query}`, undefined, { cookie: null })
+      const res = await api.get(`/api/items/${target.slug}/comments${query}`, { cookie: null })
       assert.equal(res.statusCode, 400, query)
     }
   })
@@ -297,7 +282,7 @@ describe('moderation', () => {
     const posted = await comment(ada, { itemSlug: target.slug, body: 'Moderate me' })
     h.clock.advance(5000)
     const approved = (await ok('PUT', `/api/admin/comments/${posted.id}`, { status: 'approved' })).data
-    const viewer = await call('GET', '/api/current-user')
+    const viewer = await api.get('/api/current-user')
     const adminId = viewer.json().id
     assert.equal(approved.status, 'approved')
     assert.equal(approved.moderatedBy, adminId)
@@ -306,7 +291,7 @@ describe('moderation', () => {
     assert.equal(approved.moderationNote, null)
     assert.deepEqual(approved.item, { id: target.id, slug: target.slug, name: target.name })
 
-    const again = await call('PUT', `/api/admin/comments/${posted.id}`, { status: 'approved' })
+    const again = await api.put(`/api/admin/comments/${posted.id}`, { status: 'approved' })
     assert.equal(again.statusCode, 409)
     assert.equal(again.json().code, 'COMMENT_ALREADY_APPROVED')
 
@@ -316,7 +301,7 @@ describe('moderation', () => {
     assert.equal(rejected.status, 'rejected')
     assert.equal(rejected.moderationNote, 'Off topic.')
     assert.equal((await publicComments(target.slug)).meta.total, 0)
-    const twice = await call('PUT', `/api/admin/comments/${posted.id}`, { status: 'rejected' })
+    const twice = await api.put(`/api/admin/comments/${posted.id}`, { status: 'rejected' })
     assert.equal(twice.statusCode, 409)
     assert.equal(twice.json().code, 'COMMENT_ALREADY_REJECTED')
 
@@ -329,7 +314,7 @@ describe('moderation', () => {
     const target = await item()
     const posted = await comment(ada, { itemSlug: target.slug, body: 'Race' })
     const answers = await Promise.all(
-      [0, 1].map(() => call('PUT', `/api/admin/comments/${posted.id}`, { status: 'approved' })),
+      [0, 1].map(() => api.put(`/api/admin/comments/${posted.id}`, { status: 'approved' })),
     )
     assert.deepEqual(
       answers.map((res) => res.statusCode).sort(),
@@ -342,7 +327,7 @@ describe('moderation', () => {
   it('refuses a status other than approved or rejected', async () => {
     const ada = await member()
     const posted = await comment(ada, { itemSlug: (await item()).slug, body: 'Hi' })
-    const res = await call('PUT', `/api/admin/comments/${posted.id}`, { status: 'pending' })
+    const res = await api.put(`/api/admin/comments/${posted.id}`, { status: 'pending' })
     assert.equal(res.statusCode, 400)
     assert.equal(res.json().details[0].field, 'body.status')
   })
@@ -354,7 +339,7 @@ describe('moderation', () => {
         ['PUT', { status: 'approved' }],
         ['DELETE', undefined],
       ] as const) {
-        const res = await call(method, `/api/admin/comments/${id}`, payload)
+        const res = await api.request(method, `/api/admin/comments/${id}`, { body: payload })
         assert.equal(res.statusCode, 404, `${method} ${id}`)
         assert.equal(res.json().code, 'COMMENT_NOT_FOUND')
       }
@@ -370,8 +355,8 @@ describe('moderation', () => {
       success: true,
       message: 'Comment deleted',
     })
-    assert.equal((await call('GET', `/api/admin/comments/${posted.id}`)).statusCode, 404)
-    assert.equal((await call('DELETE', `/api/admin/comments/${posted.id}`)).statusCode, 404)
+    assert.equal((await api.get(`/api/admin/comments/${posted.id}`)).statusCode, 404)
+    assert.equal((await api.delete(`/api/admin/comments/${posted.id}`)).statusCode, 404)
     assert.equal((await publicComments(target.slug)).meta.total, 0)
   })
 
@@ -379,7 +364,7 @@ describe('moderation', () => {
     const ada = await member()
     const posted = await comment(ada, { itemSlug: (await item()).slug, body: 'Mine' })
     for (const cookie of [null, ada.cookie]) {
-      const res = await call('PUT', `/api/admin/comments/${posted.id}`, { status: 'approved' }, { cookie })
+      const res = await api.put(`/api/admin/comments/${posted.id}`, { status: 'approved' }, { cookie })
       assert.equal(res.statusCode, cookie ? 403 : 401)
     }
     assert.equal((await ok('GET', `/api/admin/comments/${posted.id}`)).data.status, 'pending')
@@ -420,8 +405,8 @@ describe('the admin list and stats', () => {
     )
     assert.deepEqual(ids(paged), [a.id])
     assert.deepEqual(paged.meta, { page: 2, limit: 1, total: 2, totalPages: 2 })
-    assert.equal((await call('GET', '/api/admin/comments?status=bogus')).statusCode, 400)
-    assert.equal((await call('GET', '/api/admin/comments?itemId=nope')).statusCode, 400)
+    assert.equal((await api.get('/api/admin/comments?status=bogus')).statusCode, 400)
+    assert.equal((await api.get('/api/admin/comments?itemId=nope')).statusCode, 400)
   })
 
   it('counts comments in each status, /stats not taken for an id', async () => {
@@ -475,7 +460,7 @@ describe('what a comment goes with', () => {
     const target = await item()
     const posted = await comment(ada, { itemSlug: target.slug, body: 'Gone soon' })
     await ok('DELETE', `/api/admin/items/${target.id}`)
-    assert.equal((await call('GET', `/api/admin/comments/${posted.id}`)).statusCode, 404)
+    assert.equal((await api.get(`/api/admin/comments/${posted.id}`)).statusCode, 404)
     assert.equal((await ok('GET', `/api/admin/comments?itemId=${target.id}`)).meta.total, 0)
   })
 
@@ -483,7 +468,7 @@ describe('what a comment goes with', () => {
     const ada = await member()
     const posted = await comment(ada, { itemSlug: (await item()).slug, body: 'Mine' })
     await ok('DELETE', `/api/admin/users/${ada.id}`)
-    assert.equal((await call('GET', `/api/admin/comments/${posted.id}`)).statusCode, 404)
+    assert.equal((await api.get(`/api/admin/comments/${posted.id}`)).statusCode, 404)
   })
 })
 

@@ -4,47 +4,29 @@ import { and, eq } from 'drizzle-orm'
 import { clientProfiles } from '../../src/directory/clients/tables.ts'
 import { adminNotifications } from '../../src/directory/notifications/tables.ts'
 import { reports } from '../../src/directory/reports/tables.ts'
-import {
-  APP_ORIGIN,
-  type DirectoryHarness,
-  randomAddress,
-  sessionCookie,
-  startDirectory,
-  uniqueEmail,
-} from '../helpers/apps.ts'
+import { type DirectoryHarness, sessionCookie, startDirectory, uniqueEmail } from '../helpers/apps.ts'
+import { type Requests, siteRequests } from '../helpers/requests.ts'
 
 let h: DirectoryHarness
 let admin: string
 let adminId: string
+/** The admin's requests, as the web app sends them. */
+let api: Requests
 
 before(async () => {
   h = await startDirectory()
   const email = uniqueEmail('moderator')
   admin = await h.adminCookie(email)
-  const me = await call('GET', '/api/current-user')
+  api = siteRequests(h, { cookie: admin })
+  const me = await api.get('/api/current-user')
   adminId = me.json().id
 })
 after(() => h.close())
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
 
-function call(
-  method: Method,
-  url: string,
-  payload?: unknown,
-  { cookie = admin, address = randomAddress() }: { cookie?: string | null; address?: string } = {},
-) {
-  return h.app.inject({
-    method,
-    url,
-    payload: payload as object,
-    remoteAddress: address,
-    headers: { origin: APP_ORIGIN, ...(cookie ? { cookie } : {}) },
-  })
-}
-
 async function ok(method: Method, url: string, payload?: unknown, cookie: string | null = admin) {
-  const res = await call(method, url, payload, { cookie })
+  const res = await api.request(method, url, { body: payload, cookie })
   assert.equal(res.statusCode, 200, `${method} ${url}: ${res.body}`)
   return res.json()
 }
@@ -63,15 +45,14 @@ const unique = (prefix: string) => `${prefix}-${++counter}-${Math.random().toStr
 async function member(name = 'Ada Lovelace'): Promise<Member> {
   const email = uniqueEmail('reports')
   const password = 'a good password'
-  const res = await call('POST', '/api/auth/register', { email, password, name }, { cookie: null })
+  const res = await api.post('/api/auth/register', { email, password, name }, { cookie: null })
   assert.equal(res.statusCode, 201, res.body)
   return { cookie: sessionCookie(res), id: res.json().user.id, email, password, name }
 }
 
 /** An item submitted by `owner` through the site, then published by the admin. */
 async function submittedItem(owner: Member) {
-  const res = await call(
-    'POST',
+  const res = await api.post(
     '/api/submit',
     { name: unique('Listing'), url: 'https://example.com' },
     { cookie: owner.cookie },
@@ -83,8 +64,7 @@ async function submittedItem(owner: Member) {
 }
 
 async function commentBy(owner: Member, itemId: string) {
-  const res = await call(
-    'POST',
+  const res = await api.post(
     '/api/comments',
     { itemId, body: 'Buy cheap pills here' },
     { cookie: owner.cookie },
@@ -94,13 +74,13 @@ async function commentBy(owner: Member, itemId: string) {
 }
 
 async function report(who: Member, body: Record<string, unknown>) {
-  const res = await call('POST', '/api/reports', body, { cookie: who.cookie })
+  const res = await api.post('/api/reports', body, { cookie: who.cookie })
   assert.equal(res.statusCode, 200, res.body)
   return res.json().report as { id: string; status: string; contentId: string }
 }
 
 const signIn = (who: Member) =>
-  call('POST', '/api/auth/signin', { email: who.email, password: who.password }, { cookie: null })
+  api.post('/api/auth/signin', { email: who.email, password: who.password }, { cookie: null })
 
 async function clientIdOf(userId: string) {
   const [row] = await h.databases.directory.db
@@ -116,8 +96,7 @@ describe('POST /api/reports', () => {
     const owner = await member('Owner')
     const reader = await member('Reader')
     const item = await submittedItem(owner)
-    const res = await call(
-      'POST',
+    const res = await api.post(
       '/api/reports',
       { contentType: 'item', contentId: item.slug, reason: 'spam', details: '  Links to a phishing page.  ' },
       { cookie: reader.cookie },
@@ -157,8 +136,7 @@ describe('POST /api/reports', () => {
     const reader = await member()
     const item = await submittedItem(owner)
     await report(reader, { contentType: 'item', contentId: item.slug, reason: 'spam' })
-    const again = await call(
-      'POST',
+    const again = await api.post(
       '/api/reports',
       { contentType: 'item', contentId: item.id, reason: 'other' },
       { cookie: reader.cookie },
@@ -174,8 +152,7 @@ describe('POST /api/reports', () => {
     const contentId = unique('racing-slug')
     const answers = await Promise.all(
       Array.from({ length: 8 }, () =>
-        call(
-          'POST',
+        api.post(
           '/api/reports',
           { contentType: 'item', contentId, reason: 'spam' },
           { cookie: reader.cookie },
@@ -204,8 +181,7 @@ describe('POST /api/reports', () => {
 
   it('names every failing field in one 400', async () => {
     const reader = await member()
-    const res = await call(
-      'POST',
+    const res = await api.post(
       '/api/reports',
       { contentType: 'post', contentId: '', reason: 'boring' },
       { cookie: reader.cookie },
@@ -213,8 +189,7 @@ describe('POST /api/reports', () => {
     assert.equal(res.statusCode, 400, res.body)
     const fields = (res.json().details as { field: string }[]).map((issue) => issue.field).sort()
     assert.deepEqual(fields, ['body.contentId', 'body.contentType', 'body.reason'])
-    const missing = await call(
-      'POST',
+    const missing = await api.post(
       '/api/reports',
       { contentType: 'item', reason: 'spam' },
       { cookie: reader.cookie },
@@ -228,12 +203,12 @@ describe('POST /api/reports', () => {
 
   it('needs a session (401) and a client profile (403)', async () => {
     const body = { contentType: 'item', contentId: 'x', reason: 'spam' }
-    const anonymous = await call('POST', '/api/reports', body, { cookie: null })
+    const anonymous = await api.post('/api/reports', body, { cookie: null })
     assert.equal(anonymous.statusCode, 401)
     // An admin may delete a client's profile and leave the account: that user can no longer report.
     const reader = await member()
     await ok('DELETE', `/api/admin/clients/${await clientIdOf(reader.id)}`)
-    const res = await call('POST', '/api/reports', body, { cookie: reader.cookie })
+    const res = await api.post('/api/reports', body, { cookie: reader.cookie })
     assert.equal(res.statusCode, 403, res.body)
     assert.equal(res.json().code, 'CLIENT_PROFILE_REQUIRED')
   })
@@ -243,7 +218,7 @@ describe('POST /api/reports', () => {
     const clientId = await clientIdOf(reader.id)
     await ok('PUT', `/api/admin/clients/${clientId}`, { status: 'suspended' })
     const body = { contentType: 'item', contentId: unique('slug'), reason: 'spam' }
-    const refused = await call('POST', '/api/reports', body, { cookie: reader.cookie })
+    const refused = await api.post('/api/reports', body, { cookie: reader.cookie })
     assert.equal(refused.statusCode, 403, refused.body)
     assert.equal(refused.json().code, 'ACCOUNT_SUSPENDED')
     assert.equal((await signIn(reader)).json().code, 'ACCOUNT_SUSPENDED')
@@ -293,16 +268,13 @@ describe('admin reads', () => {
 
   it('answers 404 for an unknown report, 400 for bad paging, 403 for a member', async () => {
     assert.equal(
-      (await call('GET', '/api/admin/reports/3f6b2d1e-8a4c-4e7b-9d2f-1c5a7e9b3d60')).json().code,
+      (await api.get('/api/admin/reports/3f6b2d1e-8a4c-4e7b-9d2f-1c5a7e9b3d60')).json().code,
       'REPORT_NOT_FOUND',
     )
-    assert.equal((await call('GET', '/api/admin/reports/nope')).statusCode, 404)
-    assert.equal((await call('GET', '/api/admin/reports?limit=101')).statusCode, 400)
+    assert.equal((await api.get('/api/admin/reports/nope')).statusCode, 404)
+    assert.equal((await api.get('/api/admin/reports?limit=101')).statusCode, 400)
     const reader = await member()
-    assert.equal(
-      (await call('GET', '/api/admin/reports', undefined, { cookie: reader.cookie })).statusCode,
-      403,
-    )
+    assert.equal((await api.get('/api/admin/reports', { cookie: reader.cookie })).statusCode, 403)
   })
 })
 
@@ -364,7 +336,7 @@ describe('PUT /api/admin/reports/:id and moderation', () => {
     })
     assert.equal(res.data.status, 'reviewed', 'a status sent wins over the implied resolved')
     assert.deepEqual(res.moderationResult, { success: true, message: 'Suspended the content owner' })
-    assert.equal((await call('GET', '/api/favorites', undefined, { cookie: owner.cookie })).statusCode, 401)
+    assert.equal((await api.get('/api/favorites', { cookie: owner.cookie })).statusCode, 401)
     const signin = await signIn(owner)
     assert.equal(signin.statusCode, 403)
     assert.equal(signin.json().code, 'ACCOUNT_SUSPENDED')
@@ -400,8 +372,8 @@ describe('PUT /api/admin/reports/:id and moderation', () => {
     const byItem = await report(await member(), { contentType: 'item', contentId: item.slug, reason: 'spam' })
     const removed = await ok('PUT', `/api/admin/reports/${byItem.id}`, { resolution: 'content_removed' })
     assert.deepEqual(removed.moderationResult, { success: true, message: 'Removed the reported item' })
-    assert.equal((await call('GET', `/api/items/${item.slug}`, undefined, { cookie: null })).statusCode, 404)
-    assert.equal((await call('GET', `/api/admin/items/${item.id}`)).statusCode, 404)
+    assert.equal((await api.get(`/api/items/${item.slug}`, { cookie: null })).statusCode, 404)
+    assert.equal((await api.get(`/api/admin/items/${item.id}`)).statusCode, 404)
     const history = (await ok('GET', `/api/admin/clients/${await clientIdOf(owner.id)}/moderation`)).data
       .history
     assert.equal(history[0].action, 'content_removed')
@@ -415,7 +387,7 @@ describe('PUT /api/admin/reports/:id and moderation', () => {
     })
     const gone = await ok('PUT', `/api/admin/reports/${byComment.id}`, { resolution: 'content_removed' })
     assert.equal(gone.moderationResult.success, true)
-    assert.equal((await call('GET', `/api/admin/comments/${comment.id}`)).statusCode, 404)
+    assert.equal((await api.get(`/api/admin/comments/${comment.id}`)).statusCode, 404)
   })
 
   it('keeps the report when the action fails, and says why in moderationResult', async () => {
@@ -438,7 +410,7 @@ describe('PUT /api/admin/reports/:id and moderation', () => {
     // The owner of an admin-created item is nobody: a user-level action is 400 and saves nothing.
     const adminItem = (
       await (async () => {
-        const made = await call('POST', '/api/admin/items', {
+        const made = await api.post('/api/admin/items', {
           name: unique('Admin item'),
           status: 'published',
         })
@@ -451,7 +423,7 @@ describe('PUT /api/admin/reports/:id and moderation', () => {
       contentId: adminItem.id,
       reason: 'spam',
     })
-    const refused = await call('PUT', `/api/admin/reports/${ownerless.id}`, {
+    const refused = await api.put(`/api/admin/reports/${ownerless.id}`, {
       resolution: 'user_warned',
       reviewNote: 'x',
     })
@@ -490,7 +462,7 @@ describe('PUT /api/admin/reports/:id and moderation', () => {
     const second = await h.adminCookie()
     const answers = await Promise.all(
       [admin, second].map((cookie) =>
-        call('PUT', `/api/admin/reports/${created.id}`, { resolution: 'user_warned' }, { cookie }),
+        api.put(`/api/admin/reports/${created.id}`, { resolution: 'user_warned' }, { cookie }),
       ),
     )
     for (const res of answers) assert.equal(res.statusCode, 200, res.body)
@@ -527,8 +499,8 @@ describe('PUT /api/admin/reports/:id and moderation', () => {
     const noAction = await ok('PUT', `/api/admin/reports/${created.id}`, { resolution: 'no_action' })
     assert.deepEqual(noAction.moderationResult, { success: true, message: 'No action taken' })
 
-    assert.equal((await call('PUT', `/api/admin/reports/${created.id}`, {})).statusCode, 400)
-    const bad = await call('PUT', `/api/admin/reports/${created.id}`, {
+    assert.equal((await api.put(`/api/admin/reports/${created.id}`, {})).statusCode, 400)
+    const bad = await api.put(`/api/admin/reports/${created.id}`, {
       status: 'closed',
       resolution: 'shame',
     })
@@ -538,7 +510,7 @@ describe('PUT /api/admin/reports/:id and moderation', () => {
       'body.status',
     ])
     assert.equal(
-      (await call('PUT', '/api/admin/reports/3f6b2d1e-8a4c-4e7b-9d2f-1c5a7e9b3d60', { status: 'reviewed' }))
+      (await api.put('/api/admin/reports/3f6b2d1e-8a4c-4e7b-9d2f-1c5a7e9b3d60', { status: 'reviewed' }))
         .statusCode,
       404,
     )

@@ -4,14 +4,9 @@ import { after, before, describe, it } from 'node:test'
 import { eq } from 'drizzle-orm'
 import { users } from '../../src/directory/accounts/tables.ts'
 import { clientProfiles } from '../../src/directory/clients/tables.ts'
-import {
-  APP_ORIGIN,
-  type DirectoryHarness,
-  randomAddress,
-  startDirectory,
-  uniqueEmail,
-} from '../helpers/apps.ts'
+import { type DirectoryHarness, randomAddress, startDirectory, uniqueEmail } from '../helpers/apps.ts'
 import { race } from '../helpers/database.ts'
+import { type Requests, siteRequests } from '../helpers/requests.ts'
 
 const BASE = '/api/admin/users'
 const PASSWORD = 'a good password'
@@ -20,27 +15,18 @@ const DAY_MS = 86_400_000
 let h: DirectoryHarness
 let admin: string
 let adminId: string
+/** The admin's requests, as the web app sends them. */
+let api: Requests
 
 before(async () => {
   h = await startDirectory()
   const email = uniqueEmail('admin')
   admin = await h.adminCookie(email)
+  api = siteRequests(h, { cookie: admin })
   const [row] = await h.databases.directory.db.select().from(users).where(eq(users.email, email))
   adminId = row!.id
 })
 after(() => h.close())
-
-type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
-
-function api(method: Method, url: string, payload?: unknown, cookie = admin, harness = h) {
-  return harness.app.inject({
-    method,
-    url,
-    payload: payload as object,
-    remoteAddress: randomAddress(),
-    headers: { origin: APP_ORIGIN, cookie },
-  })
-}
 
 const tag = () => randomBytes(4).toString('hex')
 
@@ -58,7 +44,7 @@ function newUser(overrides: Record<string, unknown> = {}) {
 
 async function createUser(overrides: Record<string, unknown> = {}, cookie = admin, harness = h) {
   const body = newUser(overrides)
-  const res = await api('POST', BASE, body, cookie, harness)
+  const res = await api.on(harness).post(BASE, body, { cookie })
   assert.equal(res.statusCode, 201, res.body)
   // Distinct creation times, so sorting by created_at is deterministic.
   harness.clock.advance(1000)
@@ -92,7 +78,7 @@ const USER_KEYS = [
 describe('admin users: happy path', () => {
   it('create answers 201 with the user and makes an argon2id hash and a client profile', async () => {
     const body = newUser({ email: `Mixed.Case-${uniqueEmail()}`, title: 'Rear Admiral' })
-    const res = await api('POST', BASE, body)
+    const res = await api.post(BASE, body)
     assert.equal(res.statusCode, 201, res.body)
     const { success, data } = res.json()
     assert.equal(success, true)
@@ -124,7 +110,7 @@ describe('admin users: happy path', () => {
 
   it('read answers the complete user without its password hash', async () => {
     const user = await createUser({ avatar: 'https://example.com/a.png' })
-    const res = await api('GET', `${BASE}/${user.id}`)
+    const res = await api.get(`${BASE}/${user.id}`)
     assert.equal(res.statusCode, 200)
     const { data } = res.json()
     assert.deepEqual(Object.keys(data).sort(), USER_KEYS)
@@ -135,7 +121,7 @@ describe('admin users: happy path', () => {
 
   it('update changes only the given fields and keeps the client profile in step', async () => {
     const user = await createUser({ title: 'Engineer' })
-    const res = await api('PUT', `${BASE}/${user.id}`, {
+    const res = await api.put(`${BASE}/${user.id}`, {
       username: `renamed_${tag()}`,
       email: `NEW-${tag()}@Example.com`,
       role: 'admin',
@@ -158,7 +144,7 @@ describe('admin users: happy path', () => {
 
   it('update may clear title and avatar with null', async () => {
     const user = await createUser({ title: 'Engineer', avatar: 'https://example.com/a.png' })
-    const res = await api('PUT', `${BASE}/${user.id}`, { title: null, avatar: null })
+    const res = await api.put(`${BASE}/${user.id}`, { title: null, avatar: null })
     assert.equal(res.statusCode, 200, res.body)
     assert.equal(res.json().data.title, null)
     assert.equal(res.json().data.avatar, null)
@@ -166,11 +152,11 @@ describe('admin users: happy path', () => {
 
   it('delete answers a message and removes the user and their profile', async () => {
     const user = await createUser()
-    const res = await api('DELETE', `${BASE}/${user.id}`)
+    const res = await api.delete(`${BASE}/${user.id}`)
     assert.equal(res.statusCode, 200)
     assert.equal(res.json().success, true)
     assert.equal(typeof res.json().message, 'string')
-    assert.equal((await api('GET', `${BASE}/${user.id}`)).statusCode, 404)
+    assert.equal((await api.get(`${BASE}/${user.id}`)).statusCode, 404)
     const profiles = await h.databases.directory.db
       .select()
       .from(clientProfiles)
@@ -183,7 +169,7 @@ describe('admin users: happy path', () => {
     const byName = await createUser({ name: `Ada ${word.toUpperCase()}` })
     const byUsername = await createUser({ username: `x_${word}` })
     const byEmail = await createUser({ email: `${word}@example.com` })
-    const res = await api('GET', `${BASE}?search=${word.toUpperCase()}&limit=2&sortBy=created_at`)
+    const res = await api.get(`${BASE}?search=${word.toUpperCase()}&limit=2&sortBy=created_at`)
     assert.equal(res.statusCode, 200, res.body)
     const body = res.json()
     assert.equal(body.success, true)
@@ -196,7 +182,7 @@ describe('admin users: happy path', () => {
       [byName.id, byUsername.id],
     )
     assert.deepEqual(Object.keys(body.data[0]).sort(), USER_KEYS)
-    const second = (await api('GET', `${BASE}?search=${word}&limit=2&page=2&sortBy=created_at`)).json()
+    const second = (await api.get(`${BASE}?search=${word}&limit=2&page=2&sortBy=created_at`)).json()
     assert.deepEqual(
       second.data.map((user: { id: string }) => user.id),
       [byEmail.id],
@@ -207,7 +193,7 @@ describe('admin users: happy path', () => {
     const word = tag()
     const literal = await createUser({ name: `Per%cent_${word}` })
     await createUser({ name: `Perxcentx${word}` })
-    const res = await api('GET', `${BASE}?search=${encodeURIComponent(`%cent_${word}`)}`)
+    const res = await api.get(`${BASE}?search=${encodeURIComponent(`%cent_${word}`)}`)
     assert.deepEqual(
       res.json().data.map((user: { id: string }) => user.id),
       [literal.id],
@@ -218,9 +204,9 @@ describe('admin users: happy path', () => {
     const word = tag()
     const active = await createUser({ name: `Active ${word}` })
     const inactive = await createUser({ name: `Inactive ${word}` })
-    assert.equal((await api('PUT', `${BASE}/${inactive.id}`, { status: 'inactive' })).statusCode, 200)
+    assert.equal((await api.put(`${BASE}/${inactive.id}`, { status: 'inactive' })).statusCode, 200)
     const ids = async (query: string) =>
-      (await api('GET', `${BASE}?search=${word}&${query}`)).json().data.map((user: { id: string }) => user.id)
+      (await api.get(`${BASE}?search=${word}&${query}`)).json().data.map((user: { id: string }) => user.id)
     assert.deepEqual(await ids(''), [active.id])
     assert.deepEqual(await ids('status=inactive'), [inactive.id])
     assert.deepEqual(await ids('status=active&includeInactive=true'), [active.id])
@@ -238,7 +224,7 @@ describe('admin users: happy path', () => {
     })
     const c = await createUser({ name: `C ${word}`, username: `b_${word}`, email: `a-${word}@example.com` })
     const ids = async (query: string) => {
-      const res = await api('GET', `${BASE}?search=${word}&${query}`)
+      const res = await api.get(`${BASE}?search=${word}&${query}`)
       assert.equal(res.statusCode, 200, res.body)
       return res.json().data.map((user: { id: string }) => user.id)
     }
@@ -253,8 +239,8 @@ describe('admin users: happy path', () => {
 
   it('check-email and check-username are case-insensitive and honour excludeId', async () => {
     const user = await createUser({ username: `Check_${tag()}` })
-    const email = async (payload: object) => (await api('POST', `${BASE}/check-email`, payload)).json()
-    const username = async (payload: object) => (await api('POST', `${BASE}/check-username`, payload)).json()
+    const email = async (payload: object) => (await api.post(`${BASE}/check-email`, payload)).json()
+    const username = async (payload: object) => (await api.post(`${BASE}/check-username`, payload)).json()
     assert.deepEqual(await email({ email: user.email.toUpperCase() }), { available: false, exists: true })
     assert.deepEqual(await email({ email: user.email, excludeId: user.id }), {
       available: true,
@@ -288,9 +274,12 @@ describe('admin users: stats', () => {
       await createUser({}, cookie, s)
       for (let i = 0; i < 4; i++) await signin(a.email, s)
       await signin(b.email, s)
-      assert.equal((await api('PUT', `${BASE}/${c.id}`, { status: 'inactive' }, cookie, s)).statusCode, 200)
+      assert.equal(
+        (await api.on(s).put(`${BASE}/${c.id}`, { status: 'inactive' }, { cookie })).statusCode,
+        200,
+      )
 
-      const res = await api('GET', `${BASE}/stats`, undefined, cookie, s)
+      const res = await api.on(s).get(`${BASE}/stats`, { cookie })
       assert.equal(res.statusCode, 200, res.body)
       const { success, data } = res.json()
       assert.equal(success, true)
@@ -343,24 +332,24 @@ describe('admin users: errors', () => {
   ]
   for (const [label, overrides, status] of edges) {
     it(`create with ${label} answers ${status}`, async () => {
-      const res = await api('POST', BASE, newUser(overrides))
+      const res = await api.post(BASE, newUser(overrides))
       assert.equal(res.statusCode, status, res.body)
       if (status === 400) assert.equal(res.json().success, false)
     })
   }
 
   it('create with a role that does not exist answers 400', async () => {
-    const res = await api('POST', BASE, newUser({ role: 'no-such-role' }))
+    const res = await api.post(BASE, newUser({ role: 'no-such-role' }))
     assert.equal(res.statusCode, 400)
     assert.match(res.json().error, /role/i)
   })
 
   it('create with an email or username taken in another case answers 400', async () => {
     const user = await createUser({ username: `Dup_${tag()}` })
-    const email = await api('POST', BASE, newUser({ email: user.email.toUpperCase() }))
+    const email = await api.post(BASE, newUser({ email: user.email.toUpperCase() }))
     assert.equal(email.statusCode, 400)
     assert.match(email.json().error, /email already exists/)
-    const username = await api('POST', BASE, newUser({ username: user.username.toUpperCase() }))
+    const username = await api.post(BASE, newUser({ username: user.username.toUpperCase() }))
     assert.equal(username.statusCode, 400)
     assert.match(username.json().error, /username already exists/)
   })
@@ -368,39 +357,39 @@ describe('admin users: errors', () => {
   it('update with an email or username of another user in another case answers 400', async () => {
     const taken = await createUser({ username: `Taken_${tag()}` })
     const user = await createUser()
-    const email = await api('PUT', `${BASE}/${user.id}`, { email: taken.email.toUpperCase() })
+    const email = await api.put(`${BASE}/${user.id}`, { email: taken.email.toUpperCase() })
     assert.equal(email.statusCode, 400)
     assert.match(email.json().error, /email already exists/)
-    const username = await api('PUT', `${BASE}/${user.id}`, { username: taken.username.toLowerCase() })
+    const username = await api.put(`${BASE}/${user.id}`, { username: taken.username.toLowerCase() })
     assert.equal(username.statusCode, 400)
     assert.match(username.json().error, /username already exists/)
-    const own = await api('PUT', `${BASE}/${user.id}`, { username: user.username.toUpperCase() })
+    const own = await api.put(`${BASE}/${user.id}`, { username: user.username.toUpperCase() })
     assert.equal(own.statusCode, 200, 'a user may change the case of their own username')
   })
 
   it('update username of 50 answers 200, of 51 and of 2 answers 400', async () => {
     const user = await createUser()
     const fifty = `u${tag()}`.padEnd(50, 'x')
-    assert.equal((await api('PUT', `${BASE}/${user.id}`, { username: fifty })).statusCode, 200)
-    assert.equal((await api('PUT', `${BASE}/${user.id}`, { username: `${fifty}x` })).statusCode, 400)
-    assert.equal((await api('PUT', `${BASE}/${user.id}`, { username: 'ab' })).statusCode, 400)
-    assert.equal((await api('PUT', `${BASE}/${user.id}`, { name: 'A' })).statusCode, 400)
-    assert.equal((await api('PUT', `${BASE}/${user.id}`, { title: 't'.repeat(101) })).statusCode, 400)
-    assert.equal((await api('PUT', `${BASE}/${user.id}`, { status: 'suspended' })).statusCode, 400)
+    assert.equal((await api.put(`${BASE}/${user.id}`, { username: fifty })).statusCode, 200)
+    assert.equal((await api.put(`${BASE}/${user.id}`, { username: `${fifty}x` })).statusCode, 400)
+    assert.equal((await api.put(`${BASE}/${user.id}`, { username: 'ab' })).statusCode, 400)
+    assert.equal((await api.put(`${BASE}/${user.id}`, { name: 'A' })).statusCode, 400)
+    assert.equal((await api.put(`${BASE}/${user.id}`, { title: 't'.repeat(101) })).statusCode, 400)
+    assert.equal((await api.put(`${BASE}/${user.id}`, { status: 'suspended' })).statusCode, 400)
   })
 
   it('update to a role that does not exist answers 400', async () => {
     const user = await createUser()
-    const res = await api('PUT', `${BASE}/${user.id}`, { role: 'no-such-role' })
+    const res = await api.put(`${BASE}/${user.id}`, { role: 'no-such-role' })
     assert.equal(res.statusCode, 400)
-    assert.equal((await api('GET', `${BASE}/${user.id}`)).json().data.role, 'user')
+    assert.equal((await api.get(`${BASE}/${user.id}`)).json().data.role, 'user')
   })
 
   it('an admin deleting their own account answers 400', async () => {
-    const res = await api('DELETE', `${BASE}/${adminId}`)
+    const res = await api.delete(`${BASE}/${adminId}`)
     assert.equal(res.statusCode, 400)
     assert.equal(res.json().success, false)
-    assert.equal((await api('GET', `${BASE}/${adminId}`)).statusCode, 200)
+    assert.equal((await api.get(`${BASE}/${adminId}`)).statusCode, 200)
   })
 
   for (const id of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
@@ -410,7 +399,7 @@ describe('admin users: errors', () => {
         ['PUT', { name: 'New Name' }],
         ['DELETE', undefined],
       ] as const) {
-        const res = await api(method, `${BASE}/${id}`, payload)
+        const res = await api.request(method, `${BASE}/${id}`, { body: payload })
         assert.equal(res.statusCode, 404, `${method} ${res.body}`)
         assert.equal(res.json().success, false)
       }
@@ -433,16 +422,16 @@ describe('admin users: errors', () => {
   ]
   for (const [query, status] of listQueries) {
     it(`list with ${query.slice(0, 20)} answers ${status}`, async () => {
-      const res = await api('GET', `${BASE}?${query}`)
+      const res = await api.get(`${BASE}?${query}`)
       assert.equal(res.statusCode, status, res.body)
     })
   }
 
   it('check-email with a malformed email or excludeId answers 400', async () => {
-    assert.equal((await api('POST', `${BASE}/check-email`, { email: 'nope' })).statusCode, 400)
-    const res = await api('POST', `${BASE}/check-email`, { email: uniqueEmail(), excludeId: 'x' })
+    assert.equal((await api.post(`${BASE}/check-email`, { email: 'nope' })).statusCode, 400)
+    const res = await api.post(`${BASE}/check-email`, { email: uniqueEmail(), excludeId: 'x' })
     assert.equal(res.statusCode, 400)
-    assert.equal((await api('POST', `${BASE}/check-username`, {})).statusCode, 400)
+    assert.equal((await api.post(`${BASE}/check-username`, {})).statusCode, 400)
   })
 })
 
@@ -450,8 +439,8 @@ describe('admin users: races', () => {
   it(race('concurrent creates of one username in two cases: one 201, one 400'), async () => {
     const name = `racer_${tag()}`
     const answers = await Promise.all([
-      api('POST', BASE, newUser({ username: name })),
-      api('POST', BASE, newUser({ username: name.toUpperCase() })),
+      api.post(BASE, newUser({ username: name })),
+      api.post(BASE, newUser({ username: name.toUpperCase() })),
     ])
     assert.deepEqual(answers.map((res) => res.statusCode).sort(), [201, 400])
   })
@@ -472,11 +461,11 @@ describe('admin users: security', () => {
     const user = await createUser()
     await signin(user.email)
     const answers = await Promise.all([
-      api('POST', BASE, newUser()),
-      api('GET', `${BASE}?includeInactive=true&limit=100`),
-      api('GET', `${BASE}/stats`),
-      api('GET', `${BASE}/${user.id}`),
-      api('PUT', `${BASE}/${user.id}`, { name: 'Renamed User' }),
+      api.post(BASE, newUser()),
+      api.get(`${BASE}?includeInactive=true&limit=100`),
+      api.get(`${BASE}/stats`),
+      api.get(`${BASE}/${user.id}`),
+      api.put(`${BASE}/${user.id}`, { name: 'Renamed User' }),
     ])
     for (const res of answers) {
       assert.ok(res.statusCode < 300, res.body)
