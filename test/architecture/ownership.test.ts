@@ -42,15 +42,25 @@ const WRITE_HELPERS: Record<string, { verb: Verb; tableArgument: number }> = {
   deleteExpired: { verb: 'delete', tableArgument: 1 },
 }
 
-/** What a module is allowed to write though it does not own it, each with its reason. */
-const EXCEPTIONS: { under: string; table?: string; reason: string }[] = [
+/**
+ * The writes a module may make though it does not own the table: those of the files under `under`, into
+ * the tables `owner` owns (any, without one). A `temporary` one is work under way and may match nothing.
+ */
+const EXCEPTIONS: { under: string; owner?: string; reason: string; temporary?: true }[] = [
   { under: 'src/directory/seed/', reason: 'the demo seeder fills every table of an empty directory' },
   {
     under: 'src/directory/payments/processing.ts',
-    table: 'directory.sponsor_ads',
-    reason: 'for now: the ad’s payment moves are moving into sponsor-ads, its owner',
+    owner: 'directory/sponsor-ads',
+    reason: 'the ad’s payment moves, until they are sponsor-ads’ own (issue 27)',
+    temporary: true,
   },
 ]
+
+const excepted = (write: Write) =>
+  EXCEPTIONS.find(
+    (exception) =>
+      write.file.startsWith(exception.under) && (!exception.owner || exception.owner === write.table.owner),
+  )
 
 /** The module folder of a file: `src/<service>/<module>/…`, else its folder under `src/`. */
 function moduleOf(path: string): string {
@@ -84,7 +94,7 @@ function tableCall(node: ts.Expression | undefined): string | undefined {
  * Every `tables.ts` file's exports that are tables: those it defines (owned by its folder) and those it
  * re-exports with `export * from` (the service-wide lists, `src/directory/tables.ts`).
  */
-export function tablesByFile(sources: Source[]): Map<string, Map<string, Table>> {
+function tablesByFile(sources: Source[]): Map<string, Map<string, Table>> {
   const files = new Map(sources.filter((s) => s.path.endsWith('/tables.ts')).map((s) => [s.path, parse(s)]))
   const result = new Map<string, Map<string, Table>>()
   const visit = (path: string): Map<string, Table> => {
@@ -118,7 +128,7 @@ export function tablesByFile(sources: Source[]): Map<string, Map<string, Table>>
 }
 
 /** Every insert, update and delete the sources make of a known table. */
-export function writesIn(sources: Source[]): Write[] {
+function writesIn(sources: Source[]): Write[] {
   const tablesOf = tablesByFile(sources)
   const bySqlName = new Map(
     [...tablesOf.values()].flatMap((tables) => [...tables.values()].map((t) => [t.name, t])),
@@ -198,18 +208,9 @@ export function writesIn(sources: Source[]): Write[] {
   return writes
 }
 
-/** The writes a module makes into a table another module owns, less the listed exceptions. */
-export function foreignWrites(sources: Source[]): Write[] {
-  return writesIn(sources).filter(
-    (write) =>
-      write.writer !== write.table.owner &&
-      !EXCEPTIONS.some(
-        (exception) =>
-          write.file.startsWith(exception.under) &&
-          (!exception.table || exception.table === write.table.name),
-      ),
-  )
-}
+/** The writes into a table another module owns, less the listed exceptions. */
+const foreign = (writes: Write[]) => writes.filter((write) => write.writer !== write.table.owner)
+const foreignWrites = (sources: Source[]) => foreign(writesIn(sources)).filter((write) => !excepted(write))
 
 const describeWrite = (write: Write) =>
   `${write.file}:${write.line} ${write.verb}s ${write.table.name} owned by ${write.table.owner}`
@@ -228,17 +229,33 @@ function sourcesUnder(folder: string): Source[] {
 describe('table ownership', () => {
   const sources = sourcesUnder('src')
 
+  const writes = writesIn(sources)
+
   it('finds the tables and the writes to check: every table has an owner, and the scan sees writes', () => {
     const tables = [...tablesByFile(sources).values()].flatMap((t) => [...t.values()])
     const names = new Set(tables.map((table) => table.name))
     assert.ok(names.size >= 40, `the tables.ts files define the schema's tables: ${[...names].join(', ')}`)
     assert.ok(names.has('directory.client_profiles') && names.has('platform.works'))
-    const writes = writesIn(sources)
     assert.ok(writes.length >= 150, `the scan sees the source's writes (${writes.length})`)
+    const raw = writes.filter((write) =>
+      /^src\/platform\/(api-keys\/usage|activity-log\/reconcile)\.ts$/.test(write.file),
+    )
+    assert.ok(raw.length >= 3, 'it sees the writes in raw SQL (api-keys usage, activity-log reconcile)')
   })
 
   it('no module inserts, updates or deletes a table another module owns', () => {
-    assert.deepEqual(foreignWrites(sources).map(describeWrite), [])
+    assert.deepEqual(
+      foreign(writes)
+        .filter((write) => !excepted(write))
+        .map(describeWrite),
+      [],
+    )
+  })
+
+  it('lists only exceptions that are used (a temporary one aside)', () => {
+    const used = new Set(foreign(writes).map(excepted))
+    const unused = EXCEPTIONS.filter((exception) => !exception.temporary && !used.has(exception))
+    assert.deepEqual(unused, [])
   })
 
   it('names the file, line, table and owner of a foreign write, in Drizzle calls and raw SQL', () => {
