@@ -12,11 +12,11 @@
  */
 
 /**
- * Cycles that exist today and are being broken, each named by what it ties; an entry goes with the change
- * that breaks it. Only a dependency between two members of one entry is excused, so a new cycle still
- * fails. Never add one.
+ * Cycles known today, each named by what it ties; an entry goes with the change that breaks it. Only a
+ * dependency between two members of one entry is excused, so a new cycle still fails. Never add one.
  */
 const knownFileCycles = {
+  // Being broken by the move of each payment provider into src/integrations/<provider>/.
   'payments gateway ↔ each provider': [
     'src/integrations/payments/gateway.ts',
     'src/integrations/payments/stripe.ts',
@@ -26,12 +26,12 @@ const knownFileCycles = {
 }
 
 const knownModuleCycles = {
+  // Being broken by the sponsor-ads and payments-inbox rework.
   'payments ↔ sponsor-ads': ['src/directory/payments', 'src/directory/sponsor-ads'],
-  'items ↔ tags': ['src/directory/items', 'src/directory/tags'],
-  'items ↔ categories': ['src/directory/items', 'src/directory/categories'],
-  'items ↔ companies': ['src/directory/items', 'src/directory/companies'],
+  // Kept on purpose, not in progress: `collection_items` references both tables, a collection's answer
+  // lists its items' rows and an item's answer lists its collection ids, each in one SQL read. Breaking it
+  // means handing SQL fragments between the two modules, a redesign of both reads for no reader's gain.
   'items ↔ collections': ['src/directory/items', 'src/directory/collections'],
-  'items ↔ featured': ['src/directory/items', 'src/directory/featured'],
 }
 
 /** `^(a|b)$` for exact paths. */

@@ -23,6 +23,7 @@ import { geocodingModule } from './geocoding/module.ts'
 import { DirectoryError, errors } from './http/schemas.ts'
 import { createDirectoryEnvelope } from './instance/envelope.ts'
 import { itemsModule } from './items/module.ts'
+import { categoryUsage, companyUsage, itemDisplay, tagUsage } from './items/usage.ts'
 import { locationsModule } from './locations/module.ts'
 import { notificationsModule } from './notifications/module.ts'
 import { paymentsModule } from './payments/module.ts'
@@ -168,9 +169,9 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
     sessionCleanupCron: config.sessionCleanupCron,
   })
   const users = usersModule({ db, clock, accounts, profiles: clients.profiles, roles: roles.roles })
-  const categories = categoriesModule({ db, clock, config })
+  const categories = categoriesModule({ db, clock, config, usage: categoryUsage })
   const favorites = favoritesModule({ db, clock })
-  const featured = featuredModule({ db, clock })
+  const featured = featuredModule({ db, clock, itemBySlug: (slug) => itemDisplay(db, slug) })
   // The locations module is made further down; the map status asks it only when called.
   const site = siteModule({ db, clock, config, locationIndex: () => locations.locations.indexStatus() })
   const siteLocationEnabled = async () => (await site.site.settings()).data.location.enabled
@@ -190,8 +191,8 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
     profiles: clients.profiles,
   })
   const notifications = notificationsModule({ db, clock, caches: [figures.clears.notices] })
-  const tags = tagsModule({ db, clock, caches: [items.cache] })
-  const companies = companiesModule({ db, clock, caches: [items.cache] })
+  const tags = tagsModule({ db, clock, caches: [items.cache], usage: tagUsage })
+  const companies = companiesModule({ db, clock, caches: [items.cache], usage: companyUsage })
   const comments = commentsModule({
     db,
     clock,

@@ -2,13 +2,13 @@ import { and, asc, desc, eq, inArray, ne, type SQL, sql } from 'drizzle-orm'
 import { onForeignKeyViolation, onUniqueViolation } from '../../db/errors.ts'
 import type { Db, DbOrTx } from '../../db/index.ts'
 import type { InvalidatedCache } from '../../db/invalidated-cache.ts'
-import { countRows, pageOfRows } from '../../db/queries.ts'
+import { pageOfRows } from '../../db/queries.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { conflict, invalidInput, notFound } from '../../lib/errors.ts'
 import type { PageOf } from '../../lib/pagination.ts'
 import { slugify } from '../../lib/slug.ts'
 import { CATEGORIES_CONTENT, checkedName, contentWriter } from '../content.ts'
-import { items } from '../items/tables.ts'
+import type { ItemUsage } from '../usage.ts'
 import {
   CATEGORY_ID_MAX_LENGTH,
   CATEGORY_NAME_MAX_LENGTH,
@@ -24,6 +24,8 @@ export interface CategoryServiceDeps {
   clock: Clock
   /** The active categories per locale, invalidated by every categories write (see cache.ts). */
   cache: InvalidatedCache<Category[]>
+  /** How many items are in a category (items/usage.ts): a category in use is not deleted. */
+  usage: Pick<ItemUsage, 'of'>
 }
 
 const nameTaken = () => conflict('A category with this name already exists', 'CATEGORY_NAME_EXISTS')
@@ -57,7 +59,7 @@ const sameName = (name: string) => sql`lower(${categories.name}) = lower(${name}
 /** The order every listing uses unless asked otherwise: reorder's position, then name. */
 const listingOrder = [asc(categories.sortOrder), asc(categories.name), asc(categories.id)]
 
-export function createCategoryService({ db, clock, cache }: CategoryServiceDeps) {
+export function createCategoryService({ db, clock, cache, usage }: CategoryServiceDeps) {
   /** Runs a write and tells every instance, this one at once, that categories changed. */
   const write = contentWriter(db, CATEGORIES_CONTENT, [cache])
 
@@ -149,7 +151,7 @@ export function createCategoryService({ db, clock, cache }: CategoryServiceDeps)
       await write(async (tx) => {
         if (hard) {
           // Items keep their category: one in use is deactivated, or emptied first.
-          const inUse = await countRows(tx, items, eq(items.categoryId, id))
+          const inUse = await usage.of(tx, id)
           if (inUse > 0) throw categoryInUse(inUse)
         }
         const [row] = hard

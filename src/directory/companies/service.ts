@@ -9,7 +9,7 @@ import { isUuid } from '../../lib/ids.ts'
 import { fetchPage, type PageOf } from '../../lib/pagination.ts'
 import { slugify } from '../../lib/slug.ts'
 import { type Clearable, COMPANIES_CONTENT, checkedName, contentWriter } from '../content.ts'
-import { items } from '../items/tables.ts'
+import type { ItemUsage } from '../usage.ts'
 import {
   COMPANY_NAME_MAX_LENGTH,
   COMPANY_NAME_MIN_LENGTH,
@@ -31,6 +31,8 @@ export interface CompanyServiceDeps {
    * reads its own writes; the other instances clear on the notification.
    */
   caches?: readonly Clearable[]
+  /** How many items name each company (items/usage.ts). */
+  usage: ItemUsage
 }
 
 /** The foreign key of `items.company_id`: it restricts deleting a company an item names. */
@@ -47,22 +49,13 @@ const companyInUse = (itemCount: number) =>
     'COMPANY_IN_USE',
   )
 
-/** How many items name each company, one grouped read of `items`. */
-const usage = (db: DbOrTx) =>
-  db
-    .select({ companyId: items.companyId, itemCount: count().as('item_count') })
-    .from(items)
-    .where(sql`${items.companyId} is not null`)
-    .groupBy(items.companyId)
-    .as('usage')
-
 const checkName = (raw: string) =>
   checkedName(raw, { min: COMPANY_NAME_MIN_LENGTH, max: COMPANY_NAME_MAX_LENGTH })
 
 const sameName = (name: string) => sql`lower(${companies.name}) = lower(${name})`
 
 /** Companies: the makers behind items, with how many items name each. */
-export function createCompanyService({ db, clock, caches = [] }: CompanyServiceDeps) {
+export function createCompanyService({ db, clock, caches = [], usage }: CompanyServiceDeps) {
   /** Runs a write and tells every instance, this one at once, that companies changed. */
   const write = contentWriter(db, COMPANIES_CONTENT, caches)
 
@@ -74,7 +67,7 @@ export function createCompanyService({ db, clock, caches = [] }: CompanyServiceD
 
   /** The companies matching `where`, each with its item count; the caller orders and pages. */
   function withCounts(executor: DbOrTx, where: SQL | undefined) {
-    const counts = usage(executor)
+    const counts = usage.counts(executor)
     const itemCount = sql<number>`coalesce(${counts.itemCount}, 0)`.mapWith(Number)
     return {
       itemCount,
@@ -92,7 +85,7 @@ export function createCompanyService({ db, clock, caches = [] }: CompanyServiceD
           updatedAt: companies.updatedAt,
         })
         .from(companies)
-        .leftJoin(counts, eq(counts.companyId, companies.id))
+        .leftJoin(counts, eq(counts.key, companies.id))
         .where(where)
         .$dynamic(),
     }
@@ -103,11 +96,6 @@ export function createCompanyService({ db, clock, caches = [] }: CompanyServiceD
     const [row] = await withCounts(executor, eq(companies.id, id)).query
     if (!row) throw companyNotFound()
     return row
-  }
-
-  async function itemsNaming(executor: DbOrTx, id: string): Promise<number> {
-    const [row] = await executor.select({ items: count() }).from(items).where(eq(items.companyId, id))
-    return row?.items ?? 0
   }
 
   /** 409 when another company has the name (any case) or the slug; the unique indexes decide races. */
@@ -156,16 +144,16 @@ export function createCompanyService({ db, clock, caches = [] }: CompanyServiceD
     },
 
     async stats(): Promise<CompanyStats> {
-      const counts = usage(db)
+      const counts = usage.counts(db)
       const [[totals], topCompanies] = await Promise.all([
         db
           .select({
             total: count(),
             active: sql<number>`count(*) filter (where ${companies.isActive})`.mapWith(Number),
-            withItems: sql<number>`count(${counts.companyId})`.mapWith(Number),
+            withItems: sql<number>`count(${counts.key})`.mapWith(Number),
           })
           .from(companies)
-          .leftJoin(counts, eq(counts.companyId, companies.id)),
+          .leftJoin(counts, eq(counts.key, companies.id)),
         db
           .select({
             id: companies.id,
@@ -173,7 +161,7 @@ export function createCompanyService({ db, clock, caches = [] }: CompanyServiceD
             itemCount: sql<number>`${counts.itemCount}`.mapWith(Number),
           })
           .from(companies)
-          .innerJoin(counts, eq(counts.companyId, companies.id))
+          .innerJoin(counts, eq(counts.key, companies.id))
           .orderBy(desc(counts.itemCount), asc(companies.name), asc(companies.id))
           .limit(TOP_COMPANIES),
       ])
@@ -263,13 +251,13 @@ export function createCompanyService({ db, clock, caches = [] }: CompanyServiceD
           .where(eq(companies.id, id))
           .for('update')
         if (!row) throw companyNotFound()
-        const itemCount = await itemsNaming(tx, id)
+        const itemCount = await usage.of(tx, id)
         if (itemCount > 0) throw companyInUse(itemCount)
         await tx.delete(companies).where(eq(companies.id, id))
       }).catch(async (error) => {
         // An item took the company between the count and the delete: the foreign key refused it.
         if (foreignKeyViolation(error)?.constraint === ITEM_COMPANY_FOREIGN_KEY) {
-          throw companyInUse(Math.max(1, await itemsNaming(db, id)))
+          throw companyInUse(Math.max(1, await usage.of(db, id)))
         }
         throw error
       })

@@ -7,7 +7,6 @@ import { invalidInput, notFound } from '../../lib/errors.ts'
 import { isUuid } from '../../lib/ids.ts'
 import type { PageOf } from '../../lib/pagination.ts'
 import { CONTENT_CHANGED_CHANNEL, contentWriter, FEATURED_CONTENT } from '../content.ts'
-import { items } from '../items/tables.ts'
 import type {
   CreateFeaturedBody,
   FeaturedItem,
@@ -56,15 +55,26 @@ export function createFeaturedCache(clock: Pick<Clock, 'nowMs'>): InvalidatedCac
 }
 
 /** Featured items: the admin's entries and the public shelf, served from the content cache. */
-export function createFeaturedService({
-  db,
-  clock,
-  cache,
-}: {
+/** What an entry shows of an item when the admin sends only its slug. */
+export interface ItemDisplay {
+  name: string
+  description: string | null
+  iconUrl: string | null
+  imageUrl: string | null
+}
+
+export interface FeaturedServiceDeps {
   db: Db
   clock: Clock
   cache: InvalidatedCache<FeaturedItem[]>
-}) {
+  /**
+   * The item of this directory with a slug, if any (items/usage.ts). Handed in: items read the featured
+   * entries, so featured does not import items.
+   */
+  itemBySlug: (slug: string) => Promise<ItemDisplay | undefined>
+}
+
+export function createFeaturedService({ db, clock, cache, itemBySlug }: FeaturedServiceDeps) {
   /** The shelf per query, kept while it is what the cached entries show (one per `limit` and flag). */
   const shelves = new Map<
     string,
@@ -105,21 +115,13 @@ export function createFeaturedService({
       const featuredUntil = body.featuredUntil ? new Date(body.featuredUntil) : null
       checkWindow(featuredAt, featuredUntil)
       // Display fields not sent come from the item of this directory with that slug, when there is one.
-      const [item] =
+      const item =
         body.itemName === undefined ||
         body.itemDescription === undefined ||
         body.itemIconUrl === undefined ||
         body.itemImageUrl === undefined
-          ? await db
-              .select({
-                name: items.name,
-                description: items.description,
-                iconUrl: items.iconUrl,
-                imageUrl: items.imageUrl,
-              })
-              .from(items)
-              .where(eq(items.slug, body.itemSlug))
-          : []
+          ? await itemBySlug(body.itemSlug)
+          : undefined
       const itemName = body.itemName ?? item?.name
       if (itemName === undefined) {
         throw invalidInput('body.itemName', 'is required: no item of this directory has this itemSlug')

@@ -8,7 +8,7 @@ import { conflict, invalidInput, notFound } from '../../lib/errors.ts'
 import { fetchPage, type PageOf } from '../../lib/pagination.ts'
 import { slugify } from '../../lib/slug.ts'
 import { type Clearable, checkedName, contentWriter, TAGS_CONTENT } from '../content.ts'
-import { itemTags } from '../items/tables.ts'
+import type { ItemUsage } from '../usage.ts'
 import {
   type CreateTagBody,
   TAG_ID_MAX_LENGTH,
@@ -30,6 +30,8 @@ export interface TagServiceDeps {
    * its own writes; the other instances clear on the notification.
    */
   caches?: readonly Clearable[]
+  /** How many items carry each tag (items/usage.ts). */
+  usage: ItemUsage
 }
 
 /** The foreign key of `item_tags.tag_id`: it restricts deleting a tag an item carries. */
@@ -45,20 +47,12 @@ const tagInUse = (items: number) =>
     'TAG_IN_USE',
   )
 
-/** How many items carry each tag, one grouped read of `item_tags`. */
-const usage = (db: DbOrTx) =>
-  db
-    .select({ tagId: itemTags.tagId, itemCount: count().as('item_count') })
-    .from(itemTags)
-    .groupBy(itemTags.tagId)
-    .as('usage')
-
 const checkName = (raw: string) => checkedName(raw, { min: TAG_NAME_MIN_LENGTH, max: TAG_NAME_MAX_LENGTH })
 
 const sameName = (name: string) => sql`lower(${tags.name}) = lower(${name})`
 
 /** Tags: their names, ids, and how many items carry each. */
-export function createTagService({ db, clock, caches = [] }: TagServiceDeps) {
+export function createTagService({ db, clock, caches = [], usage }: TagServiceDeps) {
   /** Runs a write and tells every instance, this one at once, that tags changed. */
   const write = contentWriter(db, TAGS_CONTENT, caches)
 
@@ -67,7 +61,7 @@ export function createTagService({ db, clock, caches = [] }: TagServiceDeps) {
 
   /** The tags matching `where`, each with its item count; the caller orders and pages. */
   function withCounts(executor: DbOrTx, where: SQL | undefined) {
-    const counts = usage(executor)
+    const counts = usage.counts(executor)
     const itemCount = sql<number>`coalesce(${counts.itemCount}, 0)`.mapWith(Number)
     return {
       itemCount,
@@ -80,7 +74,7 @@ export function createTagService({ db, clock, caches = [] }: TagServiceDeps) {
           updatedAt: tags.updatedAt,
         })
         .from(tags)
-        .leftJoin(counts, eq(counts.tagId, tags.id))
+        .leftJoin(counts, eq(counts.key, tags.id))
         .where(where)
         .$dynamic(),
     }
@@ -89,11 +83,6 @@ export function createTagService({ db, clock, caches = [] }: TagServiceDeps) {
   async function find(executor: DbOrTx, id: string): Promise<Tag | undefined> {
     const [row] = await withCounts(executor, eq(tags.id, id)).query
     return row
-  }
-
-  async function itemsCarrying(executor: DbOrTx, id: string): Promise<number> {
-    const [row] = await executor.select({ items: count() }).from(itemTags).where(eq(itemTags.tagId, id))
-    return row?.items ?? 0
   }
 
   return {
@@ -125,15 +114,15 @@ export function createTagService({ db, clock, caches = [] }: TagServiceDeps) {
     },
 
     async stats(): Promise<TagStats> {
-      const counts = usage(db)
+      const counts = usage.counts(db)
       const [[totals], topTags] = await Promise.all([
         db
           .select({
             total: count(),
-            used: sql<number>`count(${counts.tagId})`.mapWith(Number),
+            used: sql<number>`count(${counts.key})`.mapWith(Number),
           })
           .from(tags)
-          .leftJoin(counts, eq(counts.tagId, tags.id)),
+          .leftJoin(counts, eq(counts.key, tags.id)),
         db
           .select({
             id: tags.id,
@@ -141,7 +130,7 @@ export function createTagService({ db, clock, caches = [] }: TagServiceDeps) {
             itemCount: sql<number>`${counts.itemCount}`.mapWith(Number),
           })
           .from(tags)
-          .innerJoin(counts, eq(counts.tagId, tags.id))
+          .innerJoin(counts, eq(counts.key, tags.id))
           .orderBy(desc(counts.itemCount), asc(tags.name), asc(tags.id))
           .limit(TOP_TAGS),
       ])
@@ -201,13 +190,13 @@ export function createTagService({ db, clock, caches = [] }: TagServiceDeps) {
         // Locked first: an item taking the tag meanwhile waits, then fails on the foreign key.
         const [row] = await tx.select({ id: tags.id }).from(tags).where(eq(tags.id, id)).for('update')
         if (!row) throw tagNotFound()
-        const items = await itemsCarrying(tx, id)
+        const items = await usage.of(tx, id)
         if (items > 0) throw tagInUse(items)
         await tx.delete(tags).where(eq(tags.id, id))
       }).catch(async (error) => {
         // An item took the tag between the count and the delete: the foreign key refused it.
         if (foreignKeyViolation(error)?.constraint === ITEM_TAG_FOREIGN_KEY) {
-          throw tagInUse(Math.max(1, await itemsCarrying(db, id)))
+          throw tagInUse(Math.max(1, await usage.of(db, id)))
         }
         throw error
       })
