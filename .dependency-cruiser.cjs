@@ -75,7 +75,8 @@ module.exports = {
       'no-circular-modules',
       'folder',
       'These modules import each other. Usually one side imports the other’s table or type: move it to ' +
-        'its owner or to a shared file below both, or pass a service in through module.ts.',
+        'its owner or to a shared file below both, or let the lower module declare the small interface it ' +
+        'needs (ItemUsage, WorkAuditor) and app.ts hand the other module’s service in.',
       knownModuleCycles,
     ),
     {
