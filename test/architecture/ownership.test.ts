@@ -37,11 +37,6 @@ const VERBS = ['insert', 'update', 'delete'] as const
 type Verb = (typeof VERBS)[number]
 const isVerb = (name: string): name is Verb => (VERBS as readonly string[]).includes(name)
 
-/** Shared helpers that write the table they are given, and which argument that is. */
-const WRITE_HELPERS: Record<string, { verb: Verb; tableArgument: number }> = {
-  deleteExpired: { verb: 'delete', tableArgument: 1 },
-}
-
 /**
  * The writes a module may make though it does not own the table: those of the files under `under`, into
  * the tables `owner` owns (any, without one). A `temporary` one is work under way and may match nothing.
@@ -127,9 +122,47 @@ function tablesByFile(sources: Source[]): Map<string, Map<string, Table>> {
   return result
 }
 
+/**
+ * The functions that write a table they are given (`deleteExpired(db, table, …)`), by name, with the verb
+ * and which argument is the table: a call of one with a table writes that table.
+ */
+function writeHelpersIn(sources: Source[]): Map<string, { verb: Verb; tableArgument: number }> {
+  const helpers = new Map<string, { verb: Verb; tableArgument: number }>()
+  for (const source of sources) {
+    const visit = (node: ts.Node) => {
+      const named =
+        ts.isFunctionDeclaration(node) && node.name
+          ? { name: node.name.text, fn: node }
+          : ts.isVariableDeclaration(node) &&
+              ts.isIdentifier(node.name) &&
+              node.initializer &&
+              (ts.isArrowFunction(node.initializer) || ts.isFunctionExpression(node.initializer))
+            ? { name: node.name.text, fn: node.initializer }
+            : undefined
+      if (named) {
+        const parameters = named.fn.parameters.map((parameter) => parameter.name.getText())
+        const find = (inner: ts.Node) => {
+          if (ts.isCallExpression(inner) && ts.isPropertyAccessExpression(inner.expression)) {
+            const verb = inner.expression.name.text
+            const argument = inner.arguments[0]
+            const index = argument && ts.isIdentifier(argument) ? parameters.indexOf(argument.text) : -1
+            if (isVerb(verb) && index >= 0) helpers.set(named.name, { verb, tableArgument: index })
+          }
+          ts.forEachChild(inner, find)
+        }
+        if (named.fn.body) find(named.fn.body)
+      }
+      ts.forEachChild(node, visit)
+    }
+    visit(parse(source))
+  }
+  return helpers
+}
+
 /** Every insert, update and delete the sources make of a known table. */
 function writesIn(sources: Source[]): Write[] {
   const tablesOf = tablesByFile(sources)
+  const helpers = writeHelpersIn(sources)
   const bySqlName = new Map(
     [...tablesOf.values()].flatMap((tables) => [...tables.values()].map((t) => [t.name, t])),
   )
@@ -178,7 +211,7 @@ function writesIn(sources: Source[]): Write[] {
           const table = tableAt(node.arguments[0])
           if (table) record(callee.name, callee.name.text as Verb, table)
         }
-        const helper = ts.isIdentifier(callee) ? WRITE_HELPERS[callee.text] : undefined
+        const helper = ts.isIdentifier(callee) ? helpers.get(callee.text) : undefined
         const table = helper && tableAt(node.arguments[helper.tableArgument])
         if (helper && table) record(callee, helper.verb, table)
       }
@@ -237,6 +270,7 @@ describe('table ownership', () => {
     assert.ok(names.size >= 40, `the tables.ts files define the schema's tables: ${[...names].join(', ')}`)
     assert.ok(names.has('directory.client_profiles') && names.has('platform.works'))
     assert.ok(writes.length >= 150, `the scan sees the source's writes (${writes.length})`)
+    assert.deepEqual(writeHelpersIn(sources).get('deleteExpired'), { verb: 'delete', tableArgument: 1 })
     const raw = writes.filter((write) =>
       /^src\/platform\/(api-keys\/usage|activity-log\/reconcile)\.ts$/.test(write.file),
     )
@@ -265,6 +299,10 @@ describe('table ownership', () => {
         text: "export const comments = directorySchema.table('comments', { id: uuid('id') })\n",
       },
       { path: 'src/directory/tables.ts', text: "export * from './comments/tables.ts'\n" },
+      {
+        path: 'src/db/queries.ts',
+        text: 'export async function deleteExpired(db, table, expiresAt, now) {\n  await db.delete(table).where(lte(expiresAt, now))\n}\n',
+      },
       {
         path: 'src/directory/reports/service.ts',
         text: [
