@@ -19,17 +19,6 @@ export function sha256Hex(value: string): string {
   return createHash('sha256').update(value).digest('hex')
 }
 
-/** Constant-time string equality; unequal lengths compare a same-length buffer to keep the time flat. */
-export function safeEqual(a: string, b: string): boolean {
-  const left = Buffer.from(a)
-  const right = Buffer.from(b)
-  if (left.length !== right.length) {
-    timingSafeEqual(left, left)
-    return false
-  }
-  return timingSafeEqual(left, right)
-}
-
 /** Marks a value stored encrypted; the version lets the format change without guessing. */
 export const ENVELOPE_PREFIX = 'enc:v1:'
 
@@ -127,35 +116,57 @@ function parseEnvelopeKey(key: string | Buffer): KeyObject {
   )
 }
 
+/**
+ * The one HMAC and constant-time comparison of the code base: inbound webhook signatures (payment
+ * providers) and outbound webhook signing both go through these, so the algorithm allow-list, the raw-byte
+ * rule and the flat-time comparison are written once.
+ */
 export type HmacAlgorithm = 'sha256' | 'sha512'
+
+/** What is signed or compared: a string is taken as its UTF-8 bytes, a Buffer as exactly its bytes. */
+export type Bytes = string | Buffer
 
 const HMAC_BYTES: Record<HmacAlgorithm, number> = { sha256: 32, sha512: 64 }
 const HEX = /^[0-9a-fA-F]*$/
 
-/** Lowercase hex HMAC; pass the raw request bytes as a Buffer so the signature covers exactly what was sent. */
-export function hmacHex(algorithm: HmacAlgorithm, secret: string | Buffer, payload: string | Buffer): string {
-  return hmac(algorithm, secret, payload).toString('hex')
-}
-
-/** Constant-time check of a presented hex signature (either case); malformed input answers false. */
-export function verifyHmacHex(
-  algorithm: HmacAlgorithm,
-  secret: string | Buffer,
-  payload: string | Buffer,
-  signature: string,
-): boolean {
-  const expected = hmac(algorithm, secret, payload)
-  const wellFormed =
-    typeof signature === 'string' && signature.length === expected.length * 2 && HEX.test(signature)
-  if (!wellFormed) {
-    timingSafeEqual(expected, expected)
-    return false
-  }
-  return timingSafeEqual(expected, Buffer.from(signature, 'hex'))
-}
-
-function hmac(algorithm: HmacAlgorithm, secret: string | Buffer, payload: string | Buffer): Buffer {
+/** The raw HMAC; pass the request's raw bytes as a Buffer so the signature covers exactly what was sent. */
+export function hmac(algorithm: HmacAlgorithm, key: Bytes, data: Bytes): Buffer {
   // A typo'd or attacker-chosen algorithm name must not silently select a weaker hash.
   if (!Object.hasOwn(HMAC_BYTES, algorithm)) throw new Error('HMAC algorithm must be sha256 or sha512')
-  return createHmac(algorithm, secret).update(payload).digest()
+  return createHmac(algorithm, key).update(data).digest()
+}
+
+/** Lowercase hex HMAC. */
+export function hmacHex(key: Bytes, data: Bytes, algorithm: HmacAlgorithm = 'sha256'): string {
+  return hmac(algorithm, key, data).toString('hex')
+}
+
+/**
+ * Constant-time check of a presented hex HMAC (either case); a malformed or wrong-length signature answers
+ * false, never throws.
+ */
+export function checkHmacHex(
+  key: Bytes,
+  data: Bytes,
+  givenHex: string,
+  algorithm: HmacAlgorithm = 'sha256',
+): boolean {
+  const expected = hmac(algorithm, key, data)
+  const wellFormed =
+    typeof givenHex === 'string' && givenHex.length === expected.length * 2 && HEX.test(givenHex)
+  return constantTimeEqual(expected, wellFormed ? Buffer.from(givenHex, 'hex') : Buffer.alloc(0))
+}
+
+/**
+ * Constant-time equality of two strings (compared as UTF-8 bytes) or buffers of any lengths. Unequal
+ * lengths answer false without throwing, after a same-length comparison that keeps the time flat.
+ */
+export function constantTimeEqual(a: Bytes, b: Bytes): boolean {
+  const left = typeof a === 'string' ? Buffer.from(a) : a
+  const right = typeof b === 'string' ? Buffer.from(b) : b
+  if (left.length !== right.length) {
+    timingSafeEqual(left, left)
+    return false
+  }
+  return timingSafeEqual(left, right)
 }

@@ -2,38 +2,47 @@ import assert from 'node:assert/strict'
 import { createCipheriv, createDecipheriv, createHmac } from 'node:crypto'
 import { describe, it } from 'node:test'
 import {
+  checkHmacHex,
+  constantTimeEqual,
   createEnvelope,
   ENVELOPE_PREFIX,
   EnvelopeError,
+  hmac,
   hmacHex,
   isSealed,
   randomToken,
-  safeEqual,
   sha256Hex,
-  verifyHmacHex,
 } from '../../src/lib/crypto.ts'
 import { hashPassword, verifyPassword } from '../../src/lib/passwords.ts'
 
 const URL_SAFE = /^[A-Za-z0-9_-]+$/
 
-describe('safeEqual', () => {
+describe('constantTimeEqual', () => {
   it('equal strings compare equal', () => {
-    assert.equal(safeEqual('svc_live_abc123', 'svc_live_abc123'), true)
-    assert.equal(safeEqual('', ''), true)
+    assert.equal(constantTimeEqual('svc_live_abc123', 'svc_live_abc123'), true)
+    assert.equal(constantTimeEqual('', ''), true)
   })
 
   it('different strings of the same length compare unequal', () => {
-    assert.equal(safeEqual('svc_live_abc123', 'svc_live_abc124'), false)
+    assert.equal(constantTimeEqual('svc_live_abc123', 'svc_live_abc124'), false)
   })
 
   it('strings of different lengths compare unequal without throwing', () => {
-    assert.equal(safeEqual('short', 'much longer value'), false)
-    assert.equal(safeEqual('abc', ''), false)
+    assert.equal(constantTimeEqual('short', 'much longer value'), false)
+    assert.equal(constantTimeEqual('abc', ''), false)
   })
 
   it('compares bytes, so look-alike characters of another width differ', () => {
-    assert.equal(safeEqual('é', 'e\u0301'), false)
-    assert.equal(safeEqual('café', 'café'), true)
+    assert.equal(constantTimeEqual('é', 'e\u0301'), false)
+    assert.equal(constantTimeEqual('café', 'café'), true)
+  })
+
+  it('compares buffers of any lengths, and a string with the buffer of its UTF-8 bytes', () => {
+    assert.equal(constantTimeEqual(Buffer.from([1, 2, 3]), Buffer.from([1, 2, 3])), true)
+    assert.equal(constantTimeEqual(Buffer.from([1, 2, 3]), Buffer.from([1, 2, 4])), false)
+    assert.equal(constantTimeEqual(Buffer.from([1, 2, 3]), Buffer.from([1, 2])), false)
+    assert.equal(constantTimeEqual(Buffer.alloc(0), Buffer.from([0])), false)
+    assert.equal(constantTimeEqual('café', Buffer.from('café', 'utf8')), true)
   })
 })
 
@@ -325,23 +334,41 @@ describe('HMAC signatures', () => {
     '164b7a7bfcf819e2e395fbe73b56e0a387bd64222e831fd610270cd7ea2505549758bf75c05a994a6d034f65f8f0e6fdcaeab1a34d4a6b4b636e070a38bce737'
 
   it('hmacHex matches RFC 4231 test case 2 for SHA-256 and SHA-512', () => {
-    assert.equal(hmacHex('sha256', JEFE, WHAT), SHA256)
-    assert.equal(hmacHex('sha512', JEFE, WHAT), SHA512)
-    assert.equal(hmacHex('sha256', Buffer.from(JEFE), Buffer.from(WHAT)), SHA256)
+    assert.equal(hmacHex(JEFE, WHAT, 'sha256'), SHA256)
+    assert.equal(hmacHex(JEFE, WHAT, 'sha512'), SHA512)
+    assert.equal(hmacHex(Buffer.from(JEFE), Buffer.from(WHAT), 'sha256'), SHA256)
+  })
+
+  it('hmacHex and checkHmacHex default to SHA-256', () => {
+    assert.equal(hmacHex(JEFE, WHAT), SHA256)
+    assert.equal(checkHmacHex(JEFE, WHAT, SHA256), true)
+    assert.equal(checkHmacHex(JEFE, WHAT, SHA512), false)
+  })
+
+  it('hmac answers the raw bytes of the same digest', () => {
+    assert.deepEqual(hmac('sha256', JEFE, WHAT), Buffer.from(SHA256, 'hex'))
+    assert.deepEqual(hmac('sha512', JEFE, WHAT), Buffer.from(SHA512, 'hex'))
+  })
+
+  it('refuses an algorithm outside the allow-list instead of silently using it', () => {
+    for (const algorithm of ['md5', 'sha1', 'SHA256', 'constructor', '']) {
+      assert.throws(() => hmac(algorithm as 'sha256', JEFE, WHAT), /sha256 or sha512/)
+      assert.throws(() => hmacHex(JEFE, WHAT, algorithm as 'sha256'), /sha256 or sha512/)
+    }
   })
 
   it('hmacHex matches RFC 4231 test case 1 with a binary key', () => {
     assert.equal(
-      hmacHex('sha256', Buffer.alloc(20, 0x0b), 'Hi There'),
+      hmacHex(Buffer.alloc(20, 0x0b), 'Hi There'),
       'b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7',
     )
   })
 
   it('verifyHmacHex accepts the right signature in lower or upper case', () => {
-    assert.equal(verifyHmacHex('sha256', JEFE, WHAT, SHA256), true)
-    assert.equal(verifyHmacHex('sha256', JEFE, WHAT, SHA256.toUpperCase()), true)
-    assert.equal(verifyHmacHex('sha512', JEFE, WHAT, SHA512), true)
-    assert.equal(verifyHmacHex('sha512', JEFE, WHAT, SHA512.toUpperCase()), true)
+    assert.equal(checkHmacHex(JEFE, WHAT, SHA256, 'sha256'), true)
+    assert.equal(checkHmacHex(JEFE, WHAT, SHA256.toUpperCase(), 'sha256'), true)
+    assert.equal(checkHmacHex(JEFE, WHAT, SHA512, 'sha512'), true)
+    assert.equal(checkHmacHex(JEFE, WHAT, SHA512.toUpperCase(), 'sha512'), true)
   })
 
   it('verifyHmacHex refuses a changed, truncated, empty or non-hex signature without throwing', () => {
@@ -357,19 +384,19 @@ describe('HMAC signatures', () => {
       ` ${SHA256.slice(1)}`,
       'not a signature',
     ]) {
-      assert.equal(verifyHmacHex('sha256', JEFE, WHAT, signature), false, signature)
+      assert.equal(checkHmacHex(JEFE, WHAT, signature, 'sha256'), false, signature)
     }
   })
 
   it('verifyHmacHex refuses a signature made with the other algorithm', () => {
-    assert.equal(verifyHmacHex('sha256', JEFE, WHAT, SHA512), false)
-    assert.equal(verifyHmacHex('sha512', JEFE, WHAT, SHA256), false)
-    assert.equal(verifyHmacHex('sha256', JEFE, WHAT, SHA512.slice(0, 64)), false)
+    assert.equal(checkHmacHex(JEFE, WHAT, SHA512, 'sha256'), false)
+    assert.equal(checkHmacHex(JEFE, WHAT, SHA256, 'sha512'), false)
+    assert.equal(checkHmacHex(JEFE, WHAT, SHA512.slice(0, 64), 'sha256'), false)
   })
 
   it('verifyHmacHex refuses the right signature under another secret or payload', () => {
-    assert.equal(verifyHmacHex('sha256', 'jefe', WHAT, SHA256), false)
-    assert.equal(verifyHmacHex('sha256', JEFE, `${WHAT} `, SHA256), false)
+    assert.equal(checkHmacHex('jefe', WHAT, SHA256, 'sha256'), false)
+    assert.equal(checkHmacHex(JEFE, `${WHAT} `, SHA256, 'sha256'), false)
   })
 
   it('Buffer payloads with non-UTF-8 bytes sign exactly those bytes', () => {
@@ -377,10 +404,10 @@ describe('HMAC signatures', () => {
     const expected = createHmac('sha256', 'whsec_test')
       .update(rawBody.toString('latin1'), 'latin1')
       .digest('hex')
-    assert.equal(hmacHex('sha256', 'whsec_test', rawBody), expected)
-    assert.equal(hmacHex('sha256', 'whsec_test', Buffer.from(rawBody)), expected)
-    assert.notEqual(hmacHex('sha256', 'whsec_test', rawBody.toString('utf8')), expected)
-    assert.equal(verifyHmacHex('sha256', 'whsec_test', rawBody, expected), true)
-    assert.equal(verifyHmacHex('sha256', 'whsec_test', rawBody.toString('utf8'), expected), false)
+    assert.equal(hmacHex('whsec_test', rawBody, 'sha256'), expected)
+    assert.equal(hmacHex('whsec_test', Buffer.from(rawBody), 'sha256'), expected)
+    assert.notEqual(hmacHex('whsec_test', rawBody.toString('utf8'), 'sha256'), expected)
+    assert.equal(checkHmacHex('whsec_test', rawBody, expected, 'sha256'), true)
+    assert.equal(checkHmacHex('whsec_test', rawBody.toString('utf8'), expected, 'sha256'), false)
   })
 })

@@ -1,5 +1,5 @@
-import { createHmac, timingSafeEqual } from 'node:crypto'
 import Stripe from 'stripe'
+import { checkHmacHex, constantTimeEqual, type HmacAlgorithm, hmac } from '../../lib/crypto.ts'
 
 export type PaymentProvider = 'stripe' | 'lemonsqueezy' | 'polar' | 'solidgate'
 
@@ -49,19 +49,8 @@ function singleHeader(headers: WebhookHeaders, names: readonly string[]): string
   return new Set(values).size === 1 ? (values[0] as string) : null
 }
 
-/** Constant-time comparison of two byte strings; unequal lengths compare as different without leaking where. */
-export function constantTimeEqual(a: Buffer, b: Buffer): boolean {
-  if (a.length !== b.length) {
-    timingSafeEqual(a, a)
-    return false
-  }
-  return timingSafeEqual(a, b)
-}
-
-const HEX = /^[0-9a-fA-F]+$/
-
 function verifyHexHmac(
-  algorithm: 'sha256' | 'sha512',
+  algorithm: HmacAlgorithm,
   headerNames: readonly string[],
   rawBody: Buffer,
   headers: WebhookHeaders,
@@ -70,11 +59,9 @@ function verifyHexHmac(
   const signature = singleHeader(headers, headerNames)
   if (signature === undefined) return MISSING
   if (signature === null) return invalid('Conflicting signature headers')
-  const expected = createHmac(algorithm, secret).update(rawBody).digest()
-  if (signature.length !== expected.length * 2 || !HEX.test(signature)) return invalid('Malformed signature')
-  return constantTimeEqual(Buffer.from(signature, 'hex'), expected)
+  return checkHmacHex(secret, rawBody, signature, algorithm)
     ? { ok: true }
-    : invalid('Signature mismatch')
+    : invalid('Signature mismatch or malformed')
 }
 
 /** LemonSqueezy: `X-Signature` is the hex HMAC-SHA256 of the raw body under the signing secret. */
@@ -148,10 +135,8 @@ export function verifyPolarSignature(
   const timestampHeader = singleHeader(headers, ['webhook-timestamp'])
   if (!id || !timestampHeader) return invalid('Missing webhook-id or webhook-timestamp header')
   if (!/^\d{1,15}$/.test(timestampHeader)) return invalid('Malformed webhook-timestamp')
-  const expected = createHmac('sha256', polarSigningKey(secret))
-    .update(`${id}.${timestampHeader}.`)
-    .update(rawBody)
-    .digest()
+  const signed = Buffer.concat([Buffer.from(`${id}.${timestampHeader}.`), rawBody])
+  const expected = hmac('sha256', polarSigningKey(secret), signed)
   let matched = false
   for (const entry of signatures.join(' ').split(' ')) {
     const [version, value] = entry.split(',', 2)

@@ -3,7 +3,7 @@ import { and, count, desc, eq } from 'drizzle-orm'
 import type { Db } from '../../db/index.ts'
 import { createInvalidatedCache } from '../../db/invalidated-cache.ts'
 import type { Clock } from '../../lib/clock.ts'
-import { safeEqual, sha256Hex } from '../../lib/crypto.ts'
+import { constantTimeEqual, sha256Hex } from '../../lib/crypto.ts'
 import { badRequest, invalidInput, notFound, unauthorized } from '../../lib/errors.ts'
 import { isUuid } from '../../lib/ids.ts'
 import { MINUTE_MS } from '../../lib/time.ts'
@@ -71,7 +71,7 @@ export function createApiKeyService({ db, clock, usage }: ApiKeyServiceDeps) {
       .from(apiKeys)
       .innerJoin(users, eq(users.id, apiKeys.userId))
       .where(eq(apiKeys.keyHash, hash))
-    return row && safeEqual(row.keyHash, hash) ? row : null
+    return row && constantTimeEqual(row.keyHash, hash) ? row : null
   }
 
   return {

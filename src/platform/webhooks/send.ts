@@ -1,5 +1,4 @@
-import { createHmac } from 'node:crypto'
-import type { Envelope } from '../../lib/crypto.ts'
+import { type Envelope, hmacHex } from '../../lib/crypto.ts'
 import { webhookDeliveryOutcomes } from '../../lib/metrics.ts'
 import { type AddressPolicy, safeRequest } from '../../lib/safe-http.ts'
 import type { DeliveryOutcome, webhookDeliveries, webhookSubscriptions } from './tables.ts'
@@ -29,8 +28,7 @@ export interface SenderDeps {
 export const secretContext = (subscriptionId: string) => `webhook-secret:${subscriptionId}`
 
 /** `sha256=<hex>`: HMAC-SHA256 of the exact bytes sent, under the subscription's signing secret. */
-export const signatureOf = (secret: string, body: string) =>
-  `sha256=${createHmac('sha256', secret).update(body, 'utf8').digest('hex')}`
+export const signatureOf = (secret: string, body: string) => `sha256=${hmacHex(secret, body)}`
 
 const cut = (text: string) => text.slice(0, LAST_ERROR_MAX_LENGTH)
 
