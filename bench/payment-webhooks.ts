@@ -55,9 +55,9 @@ import autocannon, { type Result } from 'autocannon'
 import pg from 'pg'
 import Stripe from 'stripe'
 import { Pool } from 'undici'
-import { verifyStripeSignature } from '../src/directory/payments/signatures.ts'
 import { addPeriods } from '../src/directory/sponsor-ads/rows.ts'
 import type { SponsorInterval } from '../src/directory/sponsor-ads/tables.ts'
+import { verifyStripeSignature } from '../src/integrations/stripe/signature.ts'
 import {
   adminQuery,
   benchDatabaseUrl,

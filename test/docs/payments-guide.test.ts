@@ -8,8 +8,7 @@ import { readFileSync } from 'node:fs'
 import { describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { configurationTable } from '../../src/config.ts'
-import { normaliseEvent } from '../../src/directory/payments/processing.ts'
-import { WEBHOOK_PROVIDERS, WEBHOOK_SETUP } from '../../src/directory/payments/webhook-routes.ts'
+import { PAYMENT_PROVIDERS } from '../../src/integrations/payments/registry.ts'
 import { ERROR_CODES } from '../../src/lib/error-codes.ts'
 
 const GUIDE = readFileSync(fileURLToPath(new URL('../../docs/payments.md', import.meta.url)), 'utf8')
@@ -41,17 +40,17 @@ describe('docs/payments.md', () => {
     assert.match(README, /\(docs\/payments\.md\)/)
   })
 
-  for (const provider of WEBHOOK_PROVIDERS) {
-    const setup = WEBHOOK_SETUP[provider]
-    it(`lists ${setup.name}'s webhook URL, secret and exactly the events the route handles`, () => {
-      const text = section(setup.name)
+  for (const { id: provider, name, webhook } of PAYMENT_PROVIDERS) {
+    const { setup } = webhook
+    it(`lists ${name}'s webhook URL, secret and exactly the events the route handles`, () => {
+      const text = section(name)
       assert.ok(text.includes(`/api/${provider}/webhook`))
       assert.ok(text.includes(setup.secret))
       const listed = new Set([...text.matchAll(/`([a-z_]+(?:\.[a-z_]+)+|[a-z]+_[a-z_]+)`/g)].map((m) => m[1]))
       for (const event of setup.events) {
-        assert.ok(listed.has(event), `${setup.name}: ${event} is in the guide`)
-        const normalised = normaliseEvent(provider, bodyOf(provider, event))
-        assert.ok(normalised.ok && normalised.event.type !== 'ignored', `${setup.name}: ${event} is handled`)
+        assert.ok(listed.has(event), `${name}: ${event} is in the guide`)
+        const normalised = webhook.normalise(bodyOf(provider, event))
+        assert.ok(normalised.ok && normalised.event.type !== 'ignored', `${name}: ${event} is handled`)
       }
     })
   }

@@ -3,9 +3,9 @@ import { randomUUID } from 'node:crypto'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { describe, it, type TestContext } from 'node:test'
+import type { CheckoutRequest } from '../../src/integrations/payments/contract/checkout.ts'
 import {
   type CheckoutProvider,
-  type CheckoutRequest,
   createPaymentGateways,
   type PaymentGatewaysConfig,
   PaymentNotConfiguredError,

@@ -3,6 +3,7 @@ import type { Config } from '../../config.ts'
 import type { Db } from '../../db/index.ts'
 import type { Module } from '../../http/modules.ts'
 import type { RateLimit } from '../../http/rate-limit.ts'
+import { type PaymentWebhooksConfig, webhookSecrets } from '../../integrations/payments/registry.ts'
 import { createSmtpMailer } from '../../integrations/smtp/mailer.ts'
 import type { Jobs } from '../../jobs/index.ts'
 import type { Clock } from '../../lib/clock.ts'
@@ -18,7 +19,7 @@ import { createStoredEvents } from './stored-events.ts'
 import { paymentWebhookRoutes } from './webhook-routes.ts'
 
 /**
- * Inbound payment webhooks of Stripe, LemonSqueezy, Polar and Solidgate: verified, stored, applied once;
+ * Inbound payment webhooks of every registered provider: verified, stored, applied once;
  * their emails through SMTP; the sweep that retries what failed; and the admins' view of it all.
  */
 export function paymentsModule(deps: {
@@ -28,18 +29,8 @@ export function paymentsModule(deps: {
   jobs: Pick<Jobs, 'send'>
   rateLimit: RateLimit
   site: Pick<SiteService, 'settings'>
-  config: Pick<
-    Config,
-    | 'appUrl'
-    | 'stripeWebhookSecret'
-    | 'lemonsqueezyWebhookSecret'
-    | 'polarWebhookSecret'
-    | 'solidgateWebhookSecret'
-    | 'smtpUrl'
-    | 'smtpFrom'
-    | 'smtpTimeoutMs'
-    | 'paymentEventsSweepCron'
-  >
+  config: Pick<Config, 'appUrl' | 'smtpUrl' | 'smtpFrom' | 'smtpTimeoutMs' | 'paymentEventsSweepCron'> &
+    PaymentWebhooksConfig
 }) {
   const { config, log } = deps
   const mailer = config.smtpUrl
@@ -60,12 +51,7 @@ export function paymentsModule(deps: {
         clock: deps.clock,
         log,
         appUrl: config.appUrl,
-        secrets: {
-          stripe: config.stripeWebhookSecret,
-          lemonsqueezy: config.lemonsqueezyWebhookSecret,
-          polar: config.polarWebhookSecret,
-          solidgate: config.solidgateWebhookSecret,
-        },
+        secrets: webhookSecrets(config),
       })
       adminPaymentEventRoutes(app, { events })
     },

@@ -1,21 +1,14 @@
 import { and, eq, inArray, isNull, lt, lte, sql } from 'drizzle-orm'
 import type { Logger } from 'pino'
 import type { Db, Tx } from '../../db/index.ts'
+import type { PaymentEvent } from '../../integrations/payments/contract/events.ts'
+import { normalisePaymentEvent, paymentProvider } from '../../integrations/payments/registry.ts'
 import type { Jobs } from '../../jobs/index.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { HOUR_MS, MINUTE_MS } from '../../lib/time.ts'
 import { users } from '../accounts/tables.ts'
 import { addPeriods, lockAdForPayment } from '../sponsor-ads/rows.ts'
 import { OPEN_SPONSOR_AD_STATUSES, sponsorAds } from '../sponsor-ads/tables.ts'
-import {
-  type EventNormalisation,
-  normaliseLemonSqueezyEvent,
-  normalisePolarEvent,
-  normaliseSolidgateEvent,
-  normaliseStripeEvent,
-  type PaymentEvent,
-} from './events.ts'
-import type { PaymentProvider } from './signatures.ts'
 import { type PaymentKind, paymentSubscriptions, paymentWebhookEvents, sponsorAdPayments } from './tables.ts'
 
 /** SPEC.md: an event id seen within this long is acknowledged and not processed again. */
@@ -34,27 +27,6 @@ export interface PaymentMail {
   to: string
   subject: string
   text: string
-}
-
-const PROVIDER_NAMES: Record<PaymentProvider, string> = {
-  stripe: 'Stripe',
-  lemonsqueezy: 'LemonSqueezy',
-  polar: 'Polar',
-  solidgate: 'Solidgate',
-}
-
-/** An event's normalisation from its body; `id` is the id the route read from a header, when it had to. */
-export function normaliseEvent(provider: PaymentProvider, payload: unknown, id?: string): EventNormalisation {
-  switch (provider) {
-    case 'stripe':
-      return normaliseStripeEvent(payload)
-    case 'lemonsqueezy':
-      return normaliseLemonSqueezyEvent(payload)
-    case 'polar':
-      return normalisePolarEvent(payload, id)
-    case 'solidgate':
-      return normaliseSolidgateEvent(payload, id)
-  }
 }
 
 type AdRow = typeof sponsorAds.$inferSelect
@@ -319,7 +291,7 @@ export function createPaymentProcessing({
             .update(sponsorAds)
             .set({
               status: 'cancelled',
-              cancelReason: `The subscription was cancelled at ${PROVIDER_NAMES[event.provider]}`,
+              cancelReason: `The subscription was cancelled at ${paymentProvider(event.provider).name}`,
               cancelledAt: now,
               cancelledBy: null,
               updatedAt: now,
@@ -353,7 +325,7 @@ export function createPaymentProcessing({
         )
         if (ad) {
           await mailOwner(tx, site, ad, `Payment failed for your sponsor ad: ${ad.title}`, [
-            `${PROVIDER_NAMES[event.provider]} could not take the payment for your sponsor ad.`,
+            `${paymentProvider(event.provider).name} could not take the payment for your sponsor ad.`,
             'Please check your payment method; the ad stops when its paid time ends.',
             '',
             `Ad: ${ad.title} (${ad.interval})`,
@@ -398,8 +370,8 @@ export function createPaymentProcessing({
           .for('update', { skipLocked: true })
         if (!row) return 'skipped' as const
         stored = row
-        const normalised = normaliseEvent(
-          row.provider as PaymentProvider,
+        const normalised = normalisePaymentEvent(
+          row.provider,
           JSON.parse(row.rawBody.toString('utf8')),
           row.eventId,
         )

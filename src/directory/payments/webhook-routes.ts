@@ -2,86 +2,15 @@ import type { Logger } from 'pino'
 import { Type } from 'typebox'
 import type { App } from '../../http/app.ts'
 import { describeRule, type RateLimit } from '../../http/rate-limit.ts'
+import { headerValues } from '../../integrations/payments/contract/signature.ts'
+import { PAYMENT_PROVIDERS, type PaymentProvider } from '../../integrations/payments/registry.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { errors } from '../http/schemas.ts'
 import { RATE_LIMITS } from '../rate-limit.ts'
-import { normaliseEvent, type PaymentProcessing } from './processing.ts'
-import {
-  headerValues,
-  type PaymentProvider,
-  SIGNATURE_HEADERS,
-  SIGNATURE_TOLERANCE_SECONDS,
-  signatureVerifiers,
-} from './signatures.ts'
+import type { PaymentProcessing } from './processing.ts'
 
-export const WEBHOOK_PROVIDERS: readonly PaymentProvider[] = ['stripe', 'lemonsqueezy', 'polar', 'solidgate']
-
-/** What each provider is told to send, and how it signs: the diagnostic answer and the README's guide. */
-export const WEBHOOK_SETUP: Record<
-  PaymentProvider,
-  { name: string; secret: string; signature: string; events: readonly string[] }
-> = {
-  stripe: {
-    name: 'Stripe',
-    secret: 'STRIPE_WEBHOOK_SECRET',
-    signature: `the \`Stripe-Signature\` header (HMAC-SHA256, timestamp within ${SIGNATURE_TOLERANCE_SECONDS / 60} minutes)`,
-    events: [
-      'checkout.session.completed',
-      'customer.subscription.created',
-      'customer.subscription.updated',
-      'customer.subscription.deleted',
-      'customer.subscription.trial_will_end',
-      'invoice.paid',
-      'invoice.payment_failed',
-      'charge.refunded',
-    ],
-  },
-  lemonsqueezy: {
-    name: 'LemonSqueezy',
-    secret: 'LEMONSQUEEZY_WEBHOOK_SECRET',
-    signature: 'the `X-Signature` header (hex HMAC-SHA256 of the body)',
-    events: [
-      'order_created',
-      'order_refunded',
-      'subscription_created',
-      'subscription_updated',
-      'subscription_cancelled',
-      'subscription_expired',
-      'subscription_payment_success',
-      'subscription_payment_failed',
-      'subscription_payment_recovered',
-      'subscription_payment_refunded',
-    ],
-  },
-  polar: {
-    name: 'Polar',
-    secret: 'POLAR_WEBHOOK_SECRET',
-    signature: `the Standard Webhooks headers \`webhook-id\`, \`webhook-timestamp\` (within ${SIGNATURE_TOLERANCE_SECONDS / 60} minutes) and \`webhook-signature\``,
-    events: [
-      'order.paid',
-      'order.refunded',
-      'subscription.created',
-      'subscription.updated',
-      'subscription.active',
-      'subscription.canceled',
-      'subscription.uncanceled',
-      'subscription.revoked',
-    ],
-  },
-  solidgate: {
-    name: 'Solidgate',
-    secret: 'SOLIDGATE_WEBHOOK_SECRET',
-    signature: 'the `x-signature` (or `solidgate-signature`) header (lowercase hex HMAC-SHA512 of the body)',
-    events: [
-      'payment.succeeded',
-      'payment.failed',
-      'subscription.created',
-      'subscription.updated',
-      'subscription.cancelled',
-      'refund.processed',
-    ],
-  },
-}
+/** The `{provider}` of `/api/{provider}/webhook`, in the registry's order. */
+export const WEBHOOK_PROVIDERS: readonly PaymentProvider[] = PAYMENT_PROVIDERS.map((provider) => provider.id)
 
 const WebhookError = Type.Object(
   { error: Type.String({ examples: ['No signature provided'] }) },
@@ -115,12 +44,6 @@ const NotStoredAnswer = Type.Object(WebhookError.properties, {
   examples: [{ error: 'The event could not be stored; send it again' }],
 })
 
-/** The id a provider sends outside the body: Polar's `webhook-id`, Solidgate's `x-request-id`. */
-function headerId(provider: PaymentProvider, headers: Record<string, string | string[] | undefined>) {
-  const name = provider === 'polar' ? 'webhook-id' : provider === 'solidgate' ? 'x-request-id' : undefined
-  return name ? headerValues(headers, name)[0]?.slice(0, 255) : undefined
-}
-
 export interface PaymentWebhookDeps {
   processing: PaymentProcessing
   rateLimit: RateLimit
@@ -142,8 +65,8 @@ export function paymentWebhookRoutes(app: App, deps: PaymentWebhookDeps) {
     scope.removeAllContentTypeParsers()
     scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body))
 
-    for (const provider of WEBHOOK_PROVIDERS) {
-      const setup = WEBHOOK_SETUP[provider]
+    for (const { id: provider, name, webhook } of PAYMENT_PROVIDERS) {
+      const { setup } = webhook
       const url = `/api/${provider}/webhook`
       scope.post(
         url,
@@ -152,9 +75,9 @@ export function paymentWebhookRoutes(app: App, deps: PaymentWebhookDeps) {
           preHandler: limit,
           schema: {
             tags: ['payment-webhooks'],
-            summary: `Receive a ${setup.name} event`,
+            summary: `Receive a ${name} event`,
             description:
-              `${setup.name} calls this with each event, signed with ${setup.signature} under \`${setup.secret}\`. ` +
+              `${name} calls this with each event, signed with ${setup.signature} under \`${setup.secret}\`. ` +
               'The signature is checked on the raw bytes, in constant time. A verified event is stored before ' +
               'it is answered `{received:true}`, and applied once: its id (the body’s `id`, or the provider’s ' +
               'id header) seen again within 24 hours is acknowledged and not applied again, also when two ' +
@@ -172,16 +95,14 @@ export function paymentWebhookRoutes(app: App, deps: PaymentWebhookDeps) {
         },
         async (req, reply) => {
           const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0)
-          const signed = SIGNATURE_HEADERS[provider].some(
-            (name) => headerValues(req.headers, name).length > 0,
-          )
+          const signed = webhook.signatureHeaders.some((name) => headerValues(req.headers, name).length > 0)
           if (!signed) return reply.code(400).send({ error: 'No signature provided' })
           const secret = secrets[provider]
           if (!secret) {
-            log.error({ provider }, `${setup.name} webhook received but ${setup.secret} is not set`)
-            return reply.code(400).send({ error: `${setup.name} webhooks are not configured on this site` })
+            log.error({ provider }, `${name} webhook received but ${setup.secret} is not set`)
+            return reply.code(400).send({ error: `${name} webhooks are not configured on this site` })
           }
-          const verdict = signatureVerifiers[provider](raw, req.headers, secret, clock.now())
+          const verdict = webhook.verify(raw, req.headers, secret, clock.now())
           if (!verdict.ok) {
             log.warn({ provider, reason: verdict.message }, 'payment webhook refused: signature')
             return reply.code(400).send({
@@ -197,7 +118,10 @@ export function paymentWebhookRoutes(app: App, deps: PaymentWebhookDeps) {
           } catch {
             return reply.code(400).send({ error: 'Invalid JSON body' })
           }
-          const normalised = normaliseEvent(provider, payload, headerId(provider, req.headers))
+          // The id a provider sends outside the body (Polar's `webhook-id`, Solidgate's `x-request-id`).
+          const headerId =
+            'idHeader' in webhook ? headerValues(req.headers, webhook.idHeader)[0]?.slice(0, 255) : undefined
+          const normalised = webhook.normalise(payload, headerId)
           if (!normalised.ok) return reply.code(400).send({ error: normalised.message })
           const event = normalised.event
           try {
@@ -224,7 +148,7 @@ export function paymentWebhookRoutes(app: App, deps: PaymentWebhookDeps) {
           config: { access: 'public' },
           schema: {
             tags: ['payment-webhooks'],
-            summary: `How to point ${setup.name} here`,
+            summary: `How to point ${name} here`,
             description:
               'A diagnostic: this endpoint takes POSTs from the provider; the answer says how to set it up.',
             response: {
@@ -232,8 +156,8 @@ export function paymentWebhookRoutes(app: App, deps: PaymentWebhookDeps) {
                 description: 'How to set the provider up',
                 examples: [
                   {
-                    message: `${setup.name} webhook endpoint`,
-                    instructions: `At ${setup.name}, add a webhook to ${new URL(url, 'https://directory.example.com')} …`,
+                    message: `${name} webhook endpoint`,
+                    instructions: `At ${name}, add a webhook to ${new URL(url, 'https://directory.example.com')} …`,
                     method: 'POST',
                   },
                 ],
@@ -242,9 +166,9 @@ export function paymentWebhookRoutes(app: App, deps: PaymentWebhookDeps) {
           },
         },
         async () => ({
-          message: `${setup.name} webhook endpoint`,
+          message: `${name} webhook endpoint`,
           instructions:
-            `At ${setup.name}, add a webhook to ${new URL(url, deps.appUrl)} sending ${setup.events.join(', ')}, ` +
+            `At ${name}, add a webhook to ${new URL(url, deps.appUrl)} sending ${setup.events.join(', ')}, ` +
             `and set ${setup.secret} to its signing secret. Events are signed with ${setup.signature.replace(/`/g, '')}.`,
           method: 'POST' as const,
         }),

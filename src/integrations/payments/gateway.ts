@@ -1,33 +1,19 @@
-import type { Config } from '../../config.ts'
-import { createLemonSqueezyClient } from './lemonsqueezy.ts'
-import { createPolarClient } from './polar.ts'
-import { createStripeClient } from './stripe.ts'
+import type {
+  CheckoutRequest,
+  ProviderClient,
+  ProviderFailure,
+  Setting,
+  SponsorAdCheckoutMetadata,
+} from './contract/checkout.ts'
+import { CHECKOUT_PAYMENT_PROVIDERS, type CheckoutProvider, type PaymentCheckoutConfig } from './registry.ts'
 
-export type CheckoutProvider = 'stripe' | 'lemonsqueezy' | 'polar'
-export type SponsorInterval = 'weekly' | 'monthly'
-
-export interface CheckoutRequest {
-  /** uuid */
-  sponsorAdId: string
-  itemSlug: string
-  itemName: string
-  interval: SponsorInterval
-  userId: string
-  customerEmail: string
-  successUrl: string
-  cancelUrl: string
-  /** true for a renewal checkout of an active/expired ad */
-  renewal: boolean
-}
+export type { CheckoutProvider }
 
 export interface CheckoutSession {
   provider: CheckoutProvider
   checkoutId: string
   checkoutUrl: string
 }
-
-/** CONTRACT.md: what every sponsor-ad checkout and renewal carries, on every provider, exactly. */
-export type SponsorAdCheckoutMetadata = { type: 'sponsor_ad'; sponsorAdId: string; itemSlug: string }
 
 /** Thrown when the provider's credentials or the interval's price id are not set: the route answers 400. */
 export class PaymentNotConfiguredError extends Error {
@@ -61,74 +47,21 @@ export class PaymentProviderError extends Error {
 export interface PaymentGateways {
   /**
    * The checkout session at `provider`. Metadata on every checkout is exactly {type:'sponsor_ad', sponsorAdId,
-   * itemSlug} (Stripe: the session's metadata AND subscription_data.metadata; LemonSqueezy:
-   * checkout_data.custom; Polar: metadata).
+   * itemSlug}; each provider's client says where it puts it.
    */
   createCheckout(provider: CheckoutProvider, request: CheckoutRequest): Promise<CheckoutSession>
   /** Cancels the provider subscription at once. Already cancelled or not found at the provider counts as done. */
   cancelSubscription(provider: CheckoutProvider, subscriptionId: string): Promise<void>
-  /** Whether the provider's credentials are set (API key/token, and LemonSqueezy's store id). */
+  /** Whether the provider's credentials are set (its API key or token, and any account id it needs). */
   configured(provider: CheckoutProvider): boolean
 }
 
-export type PaymentGatewaysConfig = Pick<
-  Config,
-  | 'stripeSecretKey'
-  | 'stripeApiUrl'
-  | 'lemonsqueezyApiKey'
-  | 'lemonsqueezyApiUrl'
-  | 'lemonsqueezyStoreId'
-  | 'polarAccessToken'
-  | 'polarApiUrl'
-  | 'stripeSponsorWeeklyPriceId'
-  | 'stripeSponsorMonthlyPriceId'
-  | 'lemonsqueezySponsorWeeklyVariantId'
-  | 'lemonsqueezySponsorMonthlyVariantId'
-  | 'polarSponsorWeeklyPriceId'
-  | 'polarSponsorMonthlyPriceId'
-> & {
+export type PaymentGatewaysConfig = PaymentCheckoutConfig & {
   /** Cap on each provider request. Default 10 s. */
   paymentTimeoutMs?: number
-  /** Stripe's own retries of a connection error, 409 or 5xx (after 0.5–1 s). Default 1. */
-  stripeMaxNetworkRetries?: number
-}
-
-/** Why a provider call failed, as a provider module reports it (never with its credentials). */
-export interface ProviderFailure {
-  /** The provider's HTTP status; null when no usable answer came (timeout, connection error). */
-  status: number | null
-  code: string | null
-  message: string
-}
-
-export type ProviderOutcome<T> = { ok: true; value: T } | { ok: false; failure: ProviderFailure }
-
-/** What one provider module does through its SDK: its failures come back as values; only a bug is thrown. */
-export interface ProviderClient {
-  createCheckout(checkout: {
-    /** The provider's id of what is bought for the interval (price, variant, product). */
-    priceId: string
-    metadata: SponsorAdCheckoutMetadata
-    request: CheckoutRequest
-  }): Promise<ProviderOutcome<{ checkoutId: string; checkoutUrl: string }>>
-  /** Resolves `ok` when the subscription is cancelled now, was already, or is unknown to the provider. */
-  cancelSubscription(subscriptionId: string): Promise<ProviderOutcome<void>>
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000
-
-/** A setting a provider needs, by its name; LemonSqueezy's store and variant ids are numbers. */
-interface Setting {
-  name: string
-  value: string | undefined
-  numeric?: boolean
-}
-
-interface ProviderSettings {
-  /** All must be set to call the provider. */
-  credentials: Setting[]
-  prices: Record<SponsorInterval, Setting>
-}
 
 const notSet = (names: string[]) =>
   new PaymentNotConfiguredError(`${names.join(' and ')} ${names.length === 1 ? 'is' : 'are'} not set`)
@@ -143,85 +76,40 @@ function settingValue({ name, value, numeric }: Setting): string {
 }
 
 /**
- * Sponsor-ad checkouts and subscription cancellations at Stripe, LemonSqueezy and Polar, each through its
- * official SDK against its `*_API_URL`. A provider's client is made on first use, once its settings are set.
+ * Sponsor-ad checkouts and subscription cancellations at every registered provider that takes payments,
+ * each through its own client (its official SDK against its `*_API_URL`). A provider's client is made on
+ * first use, once its settings are set.
  */
 export function createPaymentGateways(config: PaymentGatewaysConfig): PaymentGateways {
   const timeoutMs = config.paymentTimeoutMs ?? DEFAULT_TIMEOUT_MS
-  const settings: Record<CheckoutProvider, ProviderSettings> = {
-    stripe: {
-      credentials: [{ name: 'STRIPE_SECRET_KEY', value: config.stripeSecretKey }],
-      prices: {
-        weekly: { name: 'STRIPE_SPONSOR_WEEKLY_PRICE_ID', value: config.stripeSponsorWeeklyPriceId },
-        monthly: { name: 'STRIPE_SPONSOR_MONTHLY_PRICE_ID', value: config.stripeSponsorMonthlyPriceId },
-      },
-    },
-    lemonsqueezy: {
-      credentials: [
-        { name: 'LEMONSQUEEZY_API_KEY', value: config.lemonsqueezyApiKey },
-        { name: 'LEMONSQUEEZY_STORE_ID', value: config.lemonsqueezyStoreId, numeric: true },
-      ],
-      prices: {
-        weekly: {
-          name: 'LEMONSQUEEZY_SPONSOR_WEEKLY_VARIANT_ID',
-          value: config.lemonsqueezySponsorWeeklyVariantId,
-          numeric: true,
-        },
-        monthly: {
-          name: 'LEMONSQUEEZY_SPONSOR_MONTHLY_VARIANT_ID',
-          value: config.lemonsqueezySponsorMonthlyVariantId,
-          numeric: true,
-        },
-      },
-    },
-    polar: {
-      credentials: [{ name: 'POLAR_ACCESS_TOKEN', value: config.polarAccessToken }],
-      prices: {
-        weekly: { name: 'POLAR_SPONSOR_WEEKLY_PRICE_ID', value: config.polarSponsorWeeklyPriceId },
-        monthly: { name: 'POLAR_SPONSOR_MONTHLY_PRICE_ID', value: config.polarSponsorMonthlyPriceId },
-      },
-    },
-  }
-  const secrets = [config.stripeSecretKey, config.lemonsqueezyApiKey, config.polarAccessToken].filter(
-    (secret): secret is string => !!secret,
+  const checkouts = new Map(
+    CHECKOUT_PAYMENT_PROVIDERS.map((provider) => [
+      provider.id,
+      { provider, settings: provider.checkout.settings(config) },
+    ]),
   )
+  const secrets = [...checkouts.values()]
+    .flatMap(({ settings }) => settings.credentials)
+    .filter((setting) => setting.secret && !!setting.value)
+    .map((setting) => setting.value as string)
   const clients = new Map<CheckoutProvider, ProviderClient>()
 
-  function makeClient(provider: CheckoutProvider): ProviderClient {
-    switch (provider) {
-      case 'stripe':
-        return createStripeClient({
-          secretKey: config.stripeSecretKey!,
-          apiUrl: config.stripeApiUrl,
-          timeoutMs,
-          maxNetworkRetries: config.stripeMaxNetworkRetries ?? 1,
-        })
-      case 'lemonsqueezy':
-        return createLemonSqueezyClient({
-          apiKey: config.lemonsqueezyApiKey!,
-          storeId: config.lemonsqueezyStoreId!,
-          apiUrl: config.lemonsqueezyApiUrl,
-          timeoutMs,
-        })
-      case 'polar':
-        return createPolarClient({
-          accessToken: config.polarAccessToken!,
-          apiUrl: config.polarApiUrl,
-          timeoutMs,
-        })
-    }
+  function checkoutOf(id: CheckoutProvider) {
+    const checkout = checkouts.get(id)
+    if (!checkout) throw new TypeError(`${id} takes no checkout`)
+    return checkout
   }
 
   /** The provider's client, or PaymentNotConfiguredError naming every credential that is not set. */
-  function clientOf(provider: CheckoutProvider): ProviderClient {
-    const { credentials } = settings[provider]
-    const missing = credentials.filter((setting) => !setting.value).map((setting) => setting.name)
+  function clientOf(id: CheckoutProvider): ProviderClient {
+    const { provider, settings } = checkoutOf(id)
+    const missing = settings.credentials.filter((setting) => !setting.value).map((setting) => setting.name)
     if (missing.length > 0) throw notSet(missing)
-    for (const setting of credentials) settingValue(setting)
-    let client = clients.get(provider)
+    for (const setting of settings.credentials) settingValue(setting)
+    let client = clients.get(id)
     if (!client) {
-      client = makeClient(provider)
-      clients.set(provider, client)
+      client = provider.checkout.client(config, { timeoutMs })
+      clients.set(id, client)
     }
     return client
   }
@@ -236,7 +124,7 @@ export function createPaymentGateways(config: PaymentGatewaysConfig): PaymentGat
   return {
     async createCheckout(provider, request) {
       const client = clientOf(provider)
-      const priceId = settingValue(settings[provider].prices[request.interval])
+      const priceId = settingValue(checkoutOf(provider).settings.prices[request.interval])
       const metadata: SponsorAdCheckoutMetadata = {
         type: 'sponsor_ad',
         sponsorAdId: request.sponsorAdId,
@@ -255,7 +143,7 @@ export function createPaymentGateways(config: PaymentGatewaysConfig): PaymentGat
     },
 
     configured(provider) {
-      return settings[provider].credentials.every((setting) => !!setting.value)
+      return checkoutOf(provider).settings.credentials.every((setting) => !!setting.value)
     },
   }
 }

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { cancelSubscription, createCheckout, lemonSqueezySetup } from '@lemonsqueezy/lemonsqueezy.js'
-import type { ProviderClient, ProviderFailure, ProviderOutcome } from './gateway.ts'
+import type { ProviderClient, ProviderFailure, ProviderOutcome } from '../payments/contract/checkout.ts'
 
 export interface LemonSqueezyClientOptions {
   apiKey: string

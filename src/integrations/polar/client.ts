@@ -2,7 +2,7 @@ import { PolarClientError, PolarError, PolarNetworkError, PolarServerError } fro
 import { createPolarCore, type PolarCore } from '@polar-sh/sdk/2026-10'
 import { createCheckouts } from '@polar-sh/sdk/2026-10/services/checkouts'
 import { revokeSubscriptions } from '@polar-sh/sdk/2026-10/services/subscriptions'
-import type { ProviderClient, ProviderFailure, ProviderOutcome } from './gateway.ts'
+import type { ProviderClient, ProviderFailure, ProviderOutcome } from '../payments/contract/checkout.ts'
 
 export interface PolarClientOptions {
   accessToken: string

@@ -1,13 +1,10 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import {
-  type EventNormalisation,
-  normaliseLemonSqueezyEvent,
-  normalisePolarEvent,
-  normaliseSolidgateEvent,
-  normaliseStripeEvent,
-  type PaymentEvent,
-} from '../../../src/directory/payments/events.ts'
+import { normaliseLemonSqueezyEvent } from '../../../src/integrations/lemonsqueezy/events.ts'
+import type { EventNormalisation, PaymentEvent } from '../../../src/integrations/payments/contract/events.ts'
+import { normalisePolarEvent } from '../../../src/integrations/polar/events.ts'
+import { normaliseSolidgateEvent } from '../../../src/integrations/solidgate/events.ts'
+import { normaliseStripeEvent } from '../../../src/integrations/stripe/events.ts'
 
 const SPONSOR = { type: 'sponsor_ad', sponsorAdId: 'ad_1', itemSlug: 'my-item' }
 

@@ -1,5 +1,5 @@
 import Stripe from 'stripe'
-import type { ProviderClient, ProviderFailure, ProviderOutcome } from './gateway.ts'
+import type { ProviderClient, ProviderFailure, ProviderOutcome } from '../payments/contract/checkout.ts'
 
 export interface StripeClientOptions {
   secretKey: string

@@ -3,13 +3,11 @@ import { createHmac } from 'node:crypto'
 import { describe, it } from 'node:test'
 import { Webhook } from 'standardwebhooks'
 import Stripe from 'stripe'
-import {
-  type SignatureVerification,
-  verifyLemonSqueezySignature,
-  verifyPolarSignature,
-  verifySolidgateSignature,
-  verifyStripeSignature,
-} from '../../../src/directory/payments/signatures.ts'
+import { verifyLemonSqueezySignature } from '../../../src/integrations/lemonsqueezy/signature.ts'
+import type { SignatureVerification } from '../../../src/integrations/payments/contract/signature.ts'
+import { verifyPolarSignature } from '../../../src/integrations/polar/signature.ts'
+import { verifySolidgateSignature } from '../../../src/integrations/solidgate/signature.ts'
+import { verifyStripeSignature } from '../../../src/integrations/stripe/signature.ts'
 
 const NOW = new Date('2026-03-01T12:00:00Z')
 const NOW_SECONDS = Math.floor(NOW.getTime() / 1000)
