@@ -1,8 +1,8 @@
 import { type Static, Type } from 'typebox'
 import { Query } from '../../http/schemas.ts'
+import { CHECKOUT_PROVIDER_IDS } from '../../integrations/payments/registry.ts'
 import { PageQueryFields } from '../../lib/pagination.ts'
 import { EXAMPLE_AD, EXAMPLE_ID, Pagination, SPONSOR_LIMITS, SponsorAd, SponsorInterval } from './schemas.ts'
-import { CHECKOUT_PROVIDERS } from './tables.ts'
 
 // A user's own ads: the list and its figures, submission, checkout and renewal.
 
@@ -176,7 +176,7 @@ export const CheckoutAnswer = Type.Object(
         description: 'send the buyer here',
         examples: ['https://checkout.stripe.com/c/pay/cs_test_a1B2'],
       }),
-      provider: Type.Enum([...CHECKOUT_PROVIDERS], { examples: ['stripe'] }),
+      provider: Type.Enum([...CHECKOUT_PROVIDER_IDS], { examples: ['stripe'] }),
     }),
     message: Type.String({ examples: ['Checkout session created'] }),
   },

@@ -1,6 +1,7 @@
 import { type Static, type TSchema, Type } from 'typebox'
 import { NullableTimestamp, Query, Timestamp } from '../../http/schemas.ts'
-import { CHECKOUT_PROVIDERS, SPONSOR_AD_STATUSES, SPONSOR_INTERVALS } from './tables.ts'
+import { CHECKOUT_PROVIDER_IDS } from '../../integrations/payments/registry.ts'
+import { SPONSOR_AD_STATUSES, SPONSOR_INTERVALS } from './tables.ts'
 
 // What every sponsor-ad route shares (the ad as its owner sees it, its limits and examples), and the
 // public shelf's schemas. The owner's, the admins' and billing's own are in owner-, review- and
@@ -90,7 +91,7 @@ export const adFields = {
   rejectionReason: Nullable(Type.String()),
   cancelReason: Nullable(Type.String()),
   paymentProvider: Nullable(
-    Type.Enum([...CHECKOUT_PROVIDERS], { description: 'the provider of its latest checkout' }),
+    Type.Enum([...CHECKOUT_PROVIDER_IDS], { description: 'the provider of its latest checkout' }),
   ),
   paidAt: Type.Union([Timestamp, Type.Null()], { description: 'when its first payment arrived' }),
   unusedPeriods: Type.Integer({

@@ -21,8 +21,6 @@ export type SponsorInterval = (typeof SPONSOR_INTERVALS)[number]
 /** The statuses in which an ad holds its item for its user: a second one is refused. */
 export const OPEN_SPONSOR_AD_STATUSES = ['pending_payment', 'pending', 'active'] as const
 
-export const CHECKOUT_PROVIDERS = ['stripe', 'lemonsqueezy', 'polar'] as const
-
 /**
  * A paid placement of an item, bought by a user for a week or a month at a time. Its payment state lives
  * here (the provider, its subscription, the periods paid for and not yet used); every payment that moved

@@ -21,6 +21,10 @@ export type CheckoutProvider = WithCheckout['id']
 export const CHECKOUT_PAYMENT_PROVIDERS: readonly WithCheckout[] = PAYMENT_PROVIDERS.filter(
   (provider): provider is WithCheckout => 'checkout' in provider,
 )
+/** Their ids, in the registry's order: the API's enum of checkout providers. */
+export const CHECKOUT_PROVIDER_IDS: readonly CheckoutProvider[] = CHECKOUT_PAYMENT_PROVIDERS.map(
+  (provider) => provider.id,
+)
 
 type UnionToIntersection<U> = (U extends unknown ? (union: U) => void : never) extends (
   intersection: infer I,
