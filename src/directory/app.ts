@@ -4,6 +4,7 @@ import { type App, createBaseApp } from '../http/app.ts'
 import { baseOptionsOf, installModules, type ServiceDeps } from '../http/modules.ts'
 import { createRateLimit } from '../http/rate-limit.ts'
 import { createPaymentGateways } from '../integrations/payments/gateway.ts'
+import { PAYMENT_PROVIDERS, providerNames } from '../integrations/payments/registry.ts'
 import { createAccountService } from './accounts/service.ts'
 import { createDirectoryGuards } from './auth/guard.ts'
 import { directoryAuthModule } from './auth/module.ts'
@@ -128,7 +129,7 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
       },
       {
         name: 'payment-webhooks',
-        description: 'Inbound events of Stripe, LemonSqueezy, Polar and Solidgate, verified and applied once',
+        description: `Inbound events of ${providerNames(PAYMENT_PROVIDERS, 'and')}, verified and applied once`,
       },
       {
         name: 'reports',

@@ -1,5 +1,6 @@
 import type { App } from '../../http/app.ts'
 import { invalidField } from '../../http/schemas.ts'
+import { CHECKOUT_PAYMENT_PROVIDERS, providerNames } from '../../integrations/payments/registry.ts'
 import { viewerOf } from '../auth/guard.ts'
 import { errors } from '../http/schemas.ts'
 import type { OwnerSponsorAds } from './owner.ts'
@@ -39,7 +40,7 @@ const CHECKOUT_FAILURES = [
 ] as const
 
 const CHECKOUT_SAYS =
-  'The provider is `PAYMENT_PROVIDER` (Stripe, LemonSqueezy or Polar) and bills the ad’s interval as a ' +
+  `The provider is \`PAYMENT_PROVIDER\` (${providerNames(CHECKOUT_PAYMENT_PROVIDERS, 'or')}) and bills the ad’s interval as a ` +
   'subscription; the checkout carries `{type:"sponsor_ad", sponsorAdId, itemSlug}` as metadata. ' +
   '`successUrl` and `cancelUrl` must be on the app’s own origin (APP_URL, or CORS_ORIGINS), else 400; ' +
   'without them the buyer comes back to `/sponsor/success` or `/sponsor/cancel` of APP_URL. 400 ' +

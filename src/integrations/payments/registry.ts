@@ -44,6 +44,12 @@ export function webhookSecrets(config: PaymentWebhooksConfig): Record<PaymentPro
   ) as Record<PaymentProvider, string | undefined>
 }
 
+/** The providers' names as a sentence lists them: `Stripe, LemonSqueezy or Polar`. */
+export function providerNames(providers: readonly { name: string }[], conjunction: 'and' | 'or'): string {
+  const names = providers.map((provider) => provider.name)
+  return names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} ${conjunction} ${names.at(-1)}`
+}
+
 const byId = new Map<string, Registered>(PAYMENT_PROVIDERS.map((provider) => [provider.id, provider]))
 
 /** The registered provider of that id; an unknown one is a bug (ids come from the routes and stored rows). */
