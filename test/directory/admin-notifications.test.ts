@@ -1,23 +1,24 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { type DirectoryHarness, signUp, siteRequest, startDirectory } from '../helpers/apps.ts'
+import { type DirectoryHarness, signUp, startDirectory } from '../helpers/apps.ts'
+import { type Requests, siteRequests } from '../helpers/requests.ts'
 
 let h: DirectoryHarness
 let admin: string
+/** The admin's requests, as the web app sends them. */
+let api: Requests
 let member: string
 
 before(async () => {
   h = await startDirectory()
   admin = await h.adminCookie()
+  api = siteRequests(h, { cookie: admin })
   member = await signUp(h, 'Grace Hopper')
 })
 after(() => h.close())
 
-const call = (method: 'GET' | 'POST', url: string, cookie: string | null = admin, payload?: unknown) =>
-  siteRequest(h, method, url, { cookie, payload })
-
 async function submit(name: string) {
-  const res = await call('POST', '/api/submit', member, { name, url: 'https://example.com' })
+  const res = await api.post('/api/submit', { name, url: 'https://example.com' }, { cookie: member })
   assert.equal(res.statusCode, 201, res.body)
   return res.json().data as { id: string; slug: string }
 }
@@ -27,7 +28,7 @@ describe('admin notifications', () => {
     const first = await submit('First Find')
     h.clock.advance(1000)
     const second = await submit('Second Find')
-    const res = await call('GET', '/api/admin/notifications?unread=true')
+    const res = await api.get('/api/admin/notifications?unread=true')
     assert.equal(res.statusCode, 200, res.body)
     const body = res.json()
     assert.deepEqual(
@@ -43,26 +44,26 @@ describe('admin notifications', () => {
   })
 
   it('marks one read (keeping its first readAt), then all; unread filters follow', async () => {
-    const list = (await call('GET', '/api/admin/notifications')).json()
+    const list = (await api.get('/api/admin/notifications')).json()
     const [newest] = list.data
-    const read = await call('POST', `/api/admin/notifications/${newest.id}/read`)
+    const read = await api.post(`/api/admin/notifications/${newest.id}/read`)
     assert.equal(read.statusCode, 200, read.body)
     assert.equal(read.json().data.readAt, h.clock.now().toISOString())
     h.clock.advance(5000)
-    const again = await call('POST', `/api/admin/notifications/${newest.id}/read`)
+    const again = await api.post(`/api/admin/notifications/${newest.id}/read`)
     assert.equal(again.json().data.readAt, read.json().data.readAt)
-    const unread = (await call('GET', '/api/admin/notifications?unread=true')).json()
+    const unread = (await api.get('/api/admin/notifications?unread=true')).json()
     assert.equal(unread.unreadCount, list.unreadCount - 1)
     assert.ok(!unread.data.some((n: { id: string }) => n.id === newest.id))
-    const readOnes = (await call('GET', '/api/admin/notifications?unread=false')).json()
+    const readOnes = (await api.get('/api/admin/notifications?unread=false')).json()
     assert.deepEqual(
       readOnes.data.map((n: { id: string }) => n.id),
       [newest.id],
     )
-    const all = await call('POST', '/api/admin/notifications/mark-all-read')
+    const all = await api.post('/api/admin/notifications/mark-all-read')
     assert.deepEqual(all.json(), { success: true, updated: list.unreadCount - 1 })
-    assert.equal((await call('GET', '/api/admin/notifications')).json().unreadCount, 0)
-    assert.deepEqual((await call('POST', '/api/admin/notifications/mark-all-read')).json(), {
+    assert.equal((await api.get('/api/admin/notifications')).json().unreadCount, 0)
+    assert.deepEqual((await api.post('/api/admin/notifications/mark-all-read')).json(), {
       success: true,
       updated: 0,
     })
@@ -70,14 +71,14 @@ describe('admin notifications', () => {
 
   it('answers 404 for an unknown id, 400 for a bad filter, and only to admins', async () => {
     for (const id of ['00000000-0000-4000-8000-000000000000', 'nope']) {
-      const res = await call('POST', `/api/admin/notifications/${id}/read`)
+      const res = await api.post(`/api/admin/notifications/${id}/read`)
       assert.equal(res.statusCode, 404)
       assert.equal(res.json().code, 'NOTIFICATION_NOT_FOUND')
     }
-    const bad = await call('GET', '/api/admin/notifications?type=gossip')
+    const bad = await api.get('/api/admin/notifications?type=gossip')
     assert.equal(bad.statusCode, 400)
     assert.equal(bad.json().details[0].field, 'query.type')
-    assert.equal((await call('GET', '/api/admin/notifications', member)).statusCode, 403)
-    assert.equal((await call('GET', '/api/admin/notifications', null)).statusCode, 401)
+    assert.equal((await api.get('/api/admin/notifications', { cookie: member })).statusCode, 403)
+    assert.equal((await api.get('/api/admin/notifications', { cookie: null })).statusCode, 401)
   })
 })

@@ -10,58 +10,37 @@ import {
   APP_ORIGIN,
   type DirectoryHarness,
   guardProbes,
-  randomAddress,
   sessionCookie,
   startDirectory,
   uniqueEmail,
 } from '../helpers/apps.ts'
+import { type Requests, siteRequests } from '../helpers/requests.ts'
 
 let h: DirectoryHarness
+/** Requests as the web app sends them, each from a fresh address unless it names one. */
+let api: Requests
 
 before(async () => {
   h = await startDirectory({ extend: guardProbes })
+  api = siteRequests(h)
 })
 after(() => h.close())
 
-interface Call {
-  payload?: unknown
-  cookie?: string
-  origin?: string | null
-  ip?: string
-  headers?: Record<string, string>
-}
-
-function call(
-  method: 'GET' | 'POST',
-  url: string,
-  { payload, cookie, origin = APP_ORIGIN, ip, headers }: Call = {},
-) {
-  return h.app.inject({
-    method,
-    url,
-    payload: payload as object,
-    remoteAddress: ip ?? randomAddress(),
-    headers: {
-      ...(cookie ? { cookie } : {}),
-      ...(origin ? { origin } : {}),
-      ...headers,
-    },
-  })
-}
-
 async function register(email = uniqueEmail(), password = 'a good password', name = 'Grace Hopper') {
-  const res = await call('POST', '/api/auth/register', { payload: { email, password, name } })
+  const res = await api.post('/api/auth/register', { email, password, name })
   assert.equal(res.statusCode, 201, res.body)
   return { body: res.json(), cookie: sessionCookie(res), email, password }
 }
 
-const currentUser = (cookie?: string) => call('GET', '/api/current-user', cookie ? { cookie } : {})
+const currentUser = (cookie?: string) => api.get('/api/current-user', { cookie })
 
 describe('directory accounts: happy path', () => {
   it('register answers 201, sets the session cookie and creates the client profile', async () => {
     const email = uniqueEmail()
-    const res = await call('POST', '/api/auth/register', {
-      payload: { email, password: 'a good password', name: 'Grace Hopper' },
+    const res = await api.post('/api/auth/register', {
+      email,
+      password: 'a good password',
+      name: 'Grace Hopper',
     })
     assert.equal(res.statusCode, 201)
     const body = res.json()
@@ -104,7 +83,7 @@ describe('directory accounts: happy path', () => {
 
   it('signin accepts any case of the email and opens a new session', async () => {
     const { email, password, body } = await register()
-    const res = await call('POST', '/api/auth/signin', { payload: { email: email.toUpperCase(), password } })
+    const res = await api.post('/api/auth/signin', { email: email.toUpperCase(), password })
     assert.equal(res.statusCode, 200)
     assert.deepEqual(res.json(), { success: true, user: body.user })
     assert.equal((await currentUser(sessionCookie(res))).json().id, body.user.id)
@@ -112,7 +91,7 @@ describe('directory accounts: happy path', () => {
 
   it('signin rotates: the session the browser held before is revoked', async () => {
     const { email, password, cookie: before } = await register()
-    const res = await call('POST', '/api/auth/signin', { payload: { email, password }, cookie: before })
+    const res = await api.post('/api/auth/signin', { email, password }, { cookie: before })
     const afterCookie = sessionCookie(res)
     assert.notEqual(afterCookie, before)
     assert.equal((await currentUser(before)).body, 'null')
@@ -121,8 +100,8 @@ describe('directory accounts: happy path', () => {
 
   it('signin records the login', async () => {
     const { email, password, body } = await register()
-    await call('POST', '/api/auth/signin', { payload: { email, password } })
-    await call('POST', '/api/auth/signin', { payload: { email, password } })
+    await api.post('/api/auth/signin', { email, password })
+    await api.post('/api/auth/signin', { email, password })
     const [user] = await h.databases.directory.db.select().from(users).where(eq(users.id, body.user.id))
     assert.equal(user?.loginCount, 2)
     assert.ok(user?.lastLoginAt)
@@ -130,7 +109,7 @@ describe('directory accounts: happy path', () => {
 
   it('signout revokes the session and clears the cookie', async () => {
     const { cookie } = await register()
-    const res = await call('POST', '/api/auth/signout', { cookie })
+    const res = await api.post('/api/auth/signout', undefined, { cookie })
     assert.equal(res.statusCode, 200)
     assert.deepEqual(res.json(), { success: true })
     const cleared = res.cookies.find((candidate) => candidate.name === 'curio_session')
@@ -153,8 +132,10 @@ describe('directory accounts: happy path', () => {
 describe('directory accounts: errors', () => {
   it('a taken email is 409 in the directory error shape', async () => {
     const { email } = await register()
-    const res = await call('POST', '/api/auth/register', {
-      payload: { email: email.toUpperCase(), password: 'another password', name: 'Someone Else' },
+    const res = await api.post('/api/auth/register', {
+      email: email.toUpperCase(),
+      password: 'another password',
+      name: 'Someone Else',
     })
     assert.equal(res.statusCode, 409)
     assert.deepEqual(res.json(), {
@@ -180,7 +161,7 @@ describe('directory accounts: errors', () => {
     ['a malformed email', { email: 'grace', password: 'a good password', name: 'Grace' }, 'body.email'],
   ] as const) {
     it(`register with ${label} is 400 naming ${field}`, async () => {
-      const res = await call('POST', '/api/auth/register', { payload })
+      const res = await api.post('/api/auth/register', payload)
       assert.equal(res.statusCode, 400)
       const body = res.json()
       assert.equal(body.success, false)
@@ -195,10 +176,8 @@ describe('directory accounts: errors', () => {
 
   it('wrong password and unknown email get the same 401', async () => {
     const { email } = await register()
-    const wrong = await call('POST', '/api/auth/signin', { payload: { email, password: 'not it at all' } })
-    const unknown = await call('POST', '/api/auth/signin', {
-      payload: { email: uniqueEmail(), password: 'x' },
-    })
+    const wrong = await api.post('/api/auth/signin', { email, password: 'not it at all' })
+    const unknown = await api.post('/api/auth/signin', { email: uniqueEmail(), password: 'x' })
     assert.equal(wrong.statusCode, 401)
     assert.deepEqual(wrong.json(), unknown.json())
     assert.deepEqual(wrong.json(), {
@@ -212,13 +191,13 @@ describe('directory accounts: errors', () => {
     const { email, password, cookie, body } = await register()
     await h.databases.directory.db.update(users).set({ status: 'inactive' }).where(eq(users.id, body.user.id))
     assert.equal((await currentUser(cookie)).body, 'null')
-    const res = await call('POST', '/api/auth/signin', { payload: { email, password } })
+    const res = await api.post('/api/auth/signin', { email, password })
     assert.equal(res.statusCode, 403)
   })
 
   it('a forged session cookie is anonymous, and 401 where a session is required', async () => {
     assert.equal((await currentUser('curio_session=forged-value')).body, 'null')
-    const probe = await call('GET', '/test/session', { cookie: 'curio_session=forged-value' })
+    const probe = await api.get('/test/session', { cookie: 'curio_session=forged-value' })
     assert.equal(probe.statusCode, 401)
   })
 
@@ -227,18 +206,18 @@ describe('directory accounts: errors', () => {
     h.clock.advance(30 * 86_400_000 + 1000)
     try {
       assert.equal((await currentUser(cookie)).body, 'null')
-      assert.equal((await call('GET', '/test/session', { cookie })).statusCode, 401)
+      assert.equal((await api.get('/test/session', { cookie })).statusCode, 401)
     } finally {
       h.clock.advance(-(30 * 86_400_000 + 1000))
     }
-    assert.equal((await call('GET', '/test/session', { cookie })).statusCode, 200)
+    assert.equal((await api.get('/test/session', { cookie })).statusCode, 200)
   })
 })
 
 describe('directory accounts: cross-origin writes', () => {
   it('a cookie write without Origin or Referer is 403', async () => {
     const { cookie } = await register()
-    const res = await call('POST', '/api/auth/signout', { cookie, origin: null })
+    const res = await api.post('/api/auth/signout', undefined, { cookie, origin: null })
     assert.equal(res.statusCode, 403)
     assert.deepEqual(res.json(), {
       success: false,
@@ -255,13 +234,17 @@ describe('directory accounts: cross-origin writes', () => {
       'http://localhost:3001.evil.example',
       'http://localhost:3002',
     ]) {
-      assert.equal((await call('POST', '/api/auth/signout', { cookie, origin })).statusCode, 403, origin)
+      assert.equal(
+        (await api.post('/api/auth/signout', undefined, { cookie, origin })).statusCode,
+        403,
+        origin,
+      )
     }
   })
 
   it('a Referer on the app origin is accepted when Origin is absent', async () => {
     const { cookie } = await register()
-    const res = await call('POST', '/api/auth/signout', {
+    const res = await api.post('/api/auth/signout', undefined, {
       cookie,
       origin: null,
       headers: { referer: `${APP_ORIGIN}/account/settings` },
@@ -270,37 +253,38 @@ describe('directory accounts: cross-origin writes', () => {
   })
 
   it('writes without a cookie are not origin-checked', async () => {
-    const res = await call('POST', '/api/auth/register', {
-      origin: 'https://elsewhere.example',
-      payload: { email: uniqueEmail(), password: 'a good password', name: 'Grace' },
-    })
+    const res = await api.post(
+      '/api/auth/register',
+      { email: uniqueEmail(), password: 'a good password', name: 'Grace' },
+      { origin: 'https://elsewhere.example' },
+    )
     assert.equal(res.statusCode, 201)
   })
 
   it('reads with a cookie are not origin-checked', async () => {
     const { cookie } = await register()
     assert.equal((await currentUser(cookie)).statusCode, 200)
-    const res = await call('GET', '/api/current-user', { cookie, origin: 'https://elsewhere.example' })
+    const res = await api.get('/api/current-user', { cookie, origin: 'https://elsewhere.example' })
     assert.equal(res.json().name, 'Grace Hopper')
   })
 })
 
 describe('directory admin guard', () => {
   it('answers 401 without a session, 403 for a non-admin and 200 for an admin', async () => {
-    assert.equal((await call('GET', '/test/admin')).statusCode, 401)
+    assert.equal((await api.get('/test/admin')).statusCode, 401)
     const { cookie } = await register()
-    const forbidden = await call('GET', '/test/admin', { cookie })
+    const forbidden = await api.get('/test/admin', { cookie })
     assert.equal(forbidden.statusCode, 403)
     assert.deepEqual(forbidden.json(), { success: false, error: 'Admin access required', code: 'FORBIDDEN' })
     const adminCookie = await h.adminCookie()
-    assert.equal((await call('GET', '/test/admin', { cookie: adminCookie })).statusCode, 200)
+    assert.equal((await api.get('/test/admin', { cookie: adminCookie })).statusCode, 200)
     assert.equal((await currentUser(adminCookie)).json().isAdmin, true)
   })
 
   it('the 401-only variant answers 401 for a non-admin', async () => {
     const { cookie } = await register()
-    assert.equal((await call('GET', '/test/admin-401', { cookie })).statusCode, 401)
-    assert.equal((await call('GET', '/test/admin-401', { cookie: await h.adminCookie() })).statusCode, 200)
+    assert.equal((await api.get('/test/admin-401', { cookie })).statusCode, 401)
+    assert.equal((await api.get('/test/admin-401', { cookie: await h.adminCookie() })).statusCode, 200)
   })
 
   it('an admin role that is inactive grants nothing', async () => {
@@ -310,10 +294,10 @@ describe('directory admin guard', () => {
       .values({ id: 'dormant-admins', name: 'Dormant admins', isAdmin: true, status: 'inactive' })
     const { cookie, body } = await register()
     await db.update(users).set({ roleId: 'dormant-admins' }).where(eq(users.id, body.user.id))
-    assert.equal((await call('GET', '/test/admin', { cookie })).statusCode, 403)
+    assert.equal((await api.get('/test/admin', { cookie })).statusCode, 403)
     assert.equal((await currentUser(cookie)).json().isAdmin, false)
     await db.update(roles).set({ status: 'active' }).where(eq(roles.id, 'dormant-admins'))
-    assert.equal((await call('GET', '/test/admin', { cookie })).statusCode, 200)
+    assert.equal((await api.get('/test/admin', { cookie })).statusCode, 200)
   })
 })
 

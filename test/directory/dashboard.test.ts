@@ -1,35 +1,24 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import {
-  type DirectoryHarness,
-  signUp,
-  siteRequest,
-  startDirectory,
-  uniqueEmail,
-  until,
-} from '../helpers/apps.ts'
+import { type DirectoryHarness, signUp, startDirectory, uniqueEmail, until } from '../helpers/apps.ts'
+import { type Requests, siteRequests } from '../helpers/requests.ts'
 
 let h: DirectoryHarness
 let admin: string
+/** The admin's requests, as the web app sends them. */
+let api: Requests
 let member: string
 
 before(async () => {
   h = await startDirectory()
   admin = await h.adminCookie()
+  api = siteRequests(h, { cookie: admin })
   member = await signUp(h, 'Dash Board')
 })
 after(() => h.close())
 
-const call = (
-  method: 'GET' | 'POST' | 'PUT',
-  url: string,
-  cookie: string | null = admin,
-  payload?: unknown,
-  app = h,
-) => siteRequest(app, method, url, { cookie, payload })
-
 async function stats(app = h, cookie = admin) {
-  const res = await call('GET', '/api/admin/dashboard/stats', cookie, undefined, app)
+  const res = await api.on(app).get('/api/admin/dashboard/stats', { cookie })
   assert.equal(res.statusCode, 200, res.body)
   return res.json().data
 }
@@ -41,23 +30,31 @@ describe('dashboard stats', () => {
     assert.equal(start.clients.newThisWeek, start.clients.total, 'every client is new this week')
     assert.equal(start.notifications.unread, 0)
 
-    const published = await call('POST', '/api/admin/items', admin, { name: 'Shown', status: 'published' })
+    const published = await api.post(
+      '/api/admin/items',
+      { name: 'Shown', status: 'published' },
+      { cookie: admin },
+    )
     const { slug } = published.json().data
-    await call('POST', '/api/submit', member, { name: 'Proposed', url: 'https://example.com' })
-    await call('POST', '/api/comments', member, { itemSlug: slug, body: 'Nice' })
+    await api.post('/api/submit', { name: 'Proposed', url: 'https://example.com' }, { cookie: member })
+    await api.post('/api/comments', { itemSlug: slug, body: 'Nice' }, { cookie: member })
     const after = await stats()
     assert.deepEqual(after.items, { total: 2, published: 1, pending: 1, rejected: 0, draft: 0 })
     assert.equal(after.pendingReviews, 1)
     assert.deepEqual(after.comments, { total: 1, awaitingModeration: 1 })
     assert.equal(after.notifications.unread, 2, 'the submission and the comment')
 
-    await call('POST', '/api/admin/notifications/mark-all-read')
+    await api.post('/api/admin/notifications/mark-all-read')
     assert.equal((await stats()).notifications.unread, 0)
-    const registered = await call('POST', '/api/auth/register', null, {
-      email: uniqueEmail('dash'),
-      password: 'a good password',
-      name: 'Newcomer',
-    })
+    const registered = await api.post(
+      '/api/auth/register',
+      {
+        email: uniqueEmail('dash'),
+        password: 'a good password',
+        name: 'Newcomer',
+      },
+      { cookie: null },
+    )
     assert.equal(registered.statusCode, 201)
     // A sign-up reaches the clients' figures through their table's trigger notification, a moment later.
     await until(
@@ -67,8 +64,8 @@ describe('dashboard stats', () => {
   })
 
   it('is for admins only', async () => {
-    assert.equal((await call('GET', '/api/admin/dashboard/stats', null)).statusCode, 401)
-    assert.equal((await call('GET', '/api/admin/dashboard/stats', member)).statusCode, 403)
+    assert.equal((await api.get('/api/admin/dashboard/stats', { cookie: null })).statusCode, 401)
+    assert.equal((await api.get('/api/admin/dashboard/stats', { cookie: member })).statusCode, 403)
   })
 })
 
@@ -82,12 +79,12 @@ describe('dashboard stats across instances', () => {
   it('a write on one instance shows in the other’s figures', async () => {
     const otherAdmin = await other.adminCookie()
     const before = await stats(other, otherAdmin)
-    await call('POST', '/api/admin/items', admin, { name: 'Elsewhere', status: 'draft' })
+    await api.post('/api/admin/items', { name: 'Elsewhere', status: 'draft' }, { cookie: admin })
     await until(
       async () => (await stats(other, otherAdmin)).items.draft === before.items.draft + 1,
       'the draft is counted',
     )
-    await call('POST', '/api/submit', member, { name: 'Proposed again', url: 'https://example.com' })
+    await api.post('/api/submit', { name: 'Proposed again', url: 'https://example.com' }, { cookie: member })
     await until(
       async () => (await stats(other, otherAdmin)).notifications.unread === before.notifications.unread + 1,
       'the new notice is counted',

@@ -2,40 +2,24 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { eq } from 'drizzle-orm'
 import { adminNotifications } from '../../src/directory/notifications/tables.ts'
-import {
-  type DirectoryHarness,
-  randomAddress,
-  signUp,
-  siteRequest,
-  startDirectory,
-  until,
-} from '../helpers/apps.ts'
+import { type DirectoryHarness, randomAddress, signUp, startDirectory, until } from '../helpers/apps.ts'
 import { race } from '../helpers/database.ts'
+import { type Method, type Requests, siteRequests } from '../helpers/requests.ts'
 
 let h: DirectoryHarness
 let admin: string
+/** The admin's requests, as the web app sends them. */
+let api: Requests
 
 before(async () => {
   h = await startDirectory()
   admin = await h.adminCookie()
+  api = siteRequests(h, { cookie: admin })
 })
 after(() => h.close())
 
-type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
-
-const call = (
-  method: Method,
-  url: string,
-  payload?: unknown,
-  {
-    cookie = admin,
-    address,
-    app = h,
-  }: { cookie?: string | null; address?: string; app?: DirectoryHarness } = {},
-) => siteRequest(app, method, url, { cookie, payload, ...(address ? { address } : {}) })
-
 async function ok(method: Method, url: string, payload?: unknown, status = 200) {
-  const res = await call(method, url, payload)
+  const res = await api.request(method, url, { body: payload })
   assert.equal(res.statusCode, status, `${method} ${url}: ${res.body}`)
   return res.json()
 }
@@ -110,12 +94,12 @@ describe('admin items', () => {
 
   it('answers 409 for a taken slug given, also when eight creates race for one', async () => {
     const first = await item()
-    const again = await call('POST', '/api/admin/items', { name: 'Another', slug: first.slug })
+    const again = await api.post('/api/admin/items', { name: 'Another', slug: first.slug })
     assert.equal(again.statusCode, 409)
     assert.equal(again.json().code, 'ITEM_SLUG_EXISTS')
     const slug = unique('racer')
     const answers = await Promise.all(
-      Array.from({ length: 8 }, () => call('POST', '/api/admin/items', { name: 'Racer', slug })),
+      Array.from({ length: 8 }, () => api.post('/api/admin/items', { name: 'Racer', slug })),
     )
     const statuses = answers.map((res) => res.statusCode).sort()
     assert.deepEqual(
@@ -159,7 +143,7 @@ describe('admin items', () => {
     const key = unique('c')
     const [name, base] = [`Crowded ${key}`, `crowded-${key}`]
     const answers = await Promise.all(
-      Array.from({ length: 50 }, () => call('POST', '/api/admin/items', { name })),
+      Array.from({ length: 50 }, () => api.post('/api/admin/items', { name })),
     )
     for (const res of answers) assert.equal(res.statusCode, 201, res.body)
     const expected = [base, ...Array.from({ length: 49 }, (_, i) => `${base}-${i + 2}`)]
@@ -173,7 +157,7 @@ describe('admin items', () => {
       const label = await tag()
       const answers = await Promise.all(
         Array.from({ length: 50 }, (_, n) =>
-          call('POST', '/api/admin/items', {
+          api.post('/api/admin/items', {
             name: unique(`Neighbour ${n}`),
             categoryId: shelf.id,
             tagIds: [label.id],
@@ -188,7 +172,7 @@ describe('admin items', () => {
   )
 
   it('names every unknown category, tag, company and collection in one 400', async () => {
-    const res = await call('POST', '/api/admin/items', {
+    const res = await api.post('/api/admin/items', {
       name: 'Orphan',
       categoryId: 'no-such-category',
       tagIds: ['no-such-tag'],
@@ -209,16 +193,16 @@ describe('admin items', () => {
     const created = await item({ name: `<img src=x onerror=alert(1)> ${unique('n')}`, description: script })
     assert.equal(created.description, script)
     assert.match(created.name, /^<img src=x onerror=alert\(1\)>/)
-    const long = await call('POST', '/api/admin/items', { name: 'Long', description: 'x'.repeat(5001) })
+    const long = await api.post('/api/admin/items', { name: 'Long', description: 'x'.repeat(5001) })
     assert.equal(long.statusCode, 400)
     assert.equal(long.json().details[0].field, 'body.description')
-    const js = await call('POST', '/api/admin/items', { name: 'Bad URL', url: 'javascript:alert(1)' })
+    const js = await api.post('/api/admin/items', { name: 'Bad URL', url: 'javascript:alert(1)' })
     assert.equal(js.statusCode, 400)
     assert.equal(js.json().details[0].field, 'body.url')
-    const blank = await call('POST', '/api/admin/items', { name: '   ' })
+    const blank = await api.post('/api/admin/items', { name: '   ' })
     assert.equal(blank.statusCode, 400)
     assert.equal(blank.json().details[0].field, 'body.name')
-    const half = await call('POST', '/api/admin/items', { name: 'Half', location: { latitude: 10 } })
+    const half = await api.post('/api/admin/items', { name: 'Half', location: { latitude: 10 } })
     assert.equal(half.statusCode, 400)
     assert.equal(half.json().details[0].field, 'body.location.longitude')
   })
@@ -279,7 +263,7 @@ describe('admin items', () => {
     assert.equal(rejected.data.status, 'rejected')
     assert.equal(rejected.data.reviewNote, 'Website is down')
     assert.ok(rejected.data.reviewedBy)
-    const again = await call('POST', `/api/admin/items/${created.id}/review`, { action: 'reject' })
+    const again = await api.post(`/api/admin/items/${created.id}/review`, { action: 'reject' })
     assert.equal(again.statusCode, 409)
     assert.equal(again.json().code, 'ITEM_ALREADY_REJECTED')
     const approved = await ok('POST', `/api/admin/items/${created.id}/review`, { action: 'approve' })
@@ -287,7 +271,7 @@ describe('admin items', () => {
     assert.equal(approved.data.reviewNote, null)
     const twice = await Promise.all(
       Array.from({ length: 2 }, () =>
-        call('POST', `/api/admin/items/${created.id}/review`, { action: 'approve' }),
+        api.post(`/api/admin/items/${created.id}/review`, { action: 'approve' }),
       ),
     )
     assert.deepEqual(
@@ -295,7 +279,7 @@ describe('admin items', () => {
       ['ITEM_ALREADY_PUBLISHED', 'ITEM_ALREADY_PUBLISHED'],
     )
     for (const id of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
-      const missing = await call('POST', `/api/admin/items/${id}/review`, { action: 'approve' })
+      const missing = await api.post(`/api/admin/items/${id}/review`, { action: 'approve' })
       assert.equal(missing.statusCode, 404)
       assert.equal(missing.json().code, 'ITEM_NOT_FOUND')
     }
@@ -321,13 +305,13 @@ describe('admin items', () => {
     assert.deepEqual(approved.summary, { total: 4, successful: 1, failed: 3 })
     const deleted = await ok('POST', '/api/admin/items/bulk', { action: 'delete', ids: [a.id, b.id, a.id] })
     assert.deepEqual(deleted.summary, { total: 3, successful: 2, failed: 1 })
-    assert.equal((await call('GET', `/api/admin/items/${a.id}`)).statusCode, 404)
+    assert.equal((await api.get(`/api/admin/items/${a.id}`)).statusCode, 404)
     for (const ids of [[], Array.from({ length: 101 }, (_, i) => `id-${i}`)]) {
-      const res = await call('POST', '/api/admin/items/bulk', { action: 'approve', ids })
+      const res = await api.post('/api/admin/items/bulk', { action: 'approve', ids })
       assert.equal(res.statusCode, 400)
       assert.equal(res.json().details[0].field, 'body.ids')
     }
-    const bad = await call('POST', '/api/admin/items/bulk', { action: 'archive', ids: [a.id] })
+    const bad = await api.post('/api/admin/items/bulk', { action: 'archive', ids: [a.id] })
     assert.equal(bad.statusCode, 400)
     assert.equal(bad.json().details[0].field, 'body.action')
   })
@@ -358,33 +342,33 @@ describe('admin items', () => {
     const espresso = await tag()
     const maker = await company()
     const inUse = await item({ categoryId: used.id, tagIds: [espresso.id], companyId: maker.id })
-    const hard = await call('DELETE', `/api/admin/categories/${used.id}?hard=true`)
+    const hard = await api.delete(`/api/admin/categories/${used.id}?hard=true`)
     assert.equal(hard.statusCode, 409)
     assert.equal(hard.json().code, 'CATEGORY_IN_USE')
-    const soft = await call('DELETE', `/api/admin/categories/${used.id}`)
+    const soft = await api.delete(`/api/admin/categories/${used.id}`)
     assert.equal(soft.statusCode, 200, 'deactivating a category in use is allowed')
-    const tagged = await call('DELETE', `/api/admin/tags/${espresso.id}`)
+    const tagged = await api.delete(`/api/admin/tags/${espresso.id}`)
     assert.equal(tagged.statusCode, 409)
     assert.equal(tagged.json().code, 'TAG_IN_USE')
-    const made = await call('DELETE', `/api/admin/companies/${maker.id}`)
+    const made = await api.delete(`/api/admin/companies/${maker.id}`)
     assert.equal(made.statusCode, 409)
     assert.equal(made.json().code, 'COMPANY_IN_USE')
     assert.deepEqual((await ok('GET', `/api/admin/items/${inUse.id}`)).data.category.id, used.id)
     await ok('PUT', `/api/admin/items/${inUse.id}`, { categoryId: null, tagIds: [], companyId: null })
-    assert.equal((await call('DELETE', `/api/admin/categories/${used.id}?hard=true`)).statusCode, 200)
-    assert.equal((await call('DELETE', `/api/admin/tags/${espresso.id}`)).statusCode, 200)
-    assert.equal((await call('DELETE', `/api/admin/companies/${maker.id}`)).statusCode, 200)
+    assert.equal((await api.delete(`/api/admin/categories/${used.id}?hard=true`)).statusCode, 200)
+    assert.equal((await api.delete(`/api/admin/tags/${espresso.id}`)).statusCode, 200)
+    assert.equal((await api.delete(`/api/admin/companies/${maker.id}`)).statusCode, 200)
   })
 
   it('deletes an item with its history kept out of reach and its slug free again', async () => {
     const gone = await item()
     await ok('DELETE', `/api/admin/items/${gone.id}`)
     for (const path of [`/api/admin/items/${gone.id}`, `/api/admin/items/${gone.id}/history`]) {
-      const res = await call('GET', path)
+      const res = await api.get(path)
       assert.equal(res.statusCode, 404)
       assert.equal(res.json().code, 'ITEM_NOT_FOUND')
     }
-    assert.equal((await call('DELETE', `/api/admin/items/${gone.id}`)).statusCode, 404)
+    assert.equal((await api.delete(`/api/admin/items/${gone.id}`)).statusCode, 404)
     await item({ name: 'Reborn', slug: gone.slug })
   })
 })
@@ -407,7 +391,7 @@ describe('featuring an item of this directory', () => {
       [copied.data.itemName, copied.data.itemDescription, copied.data.itemIconUrl, copied.data.itemImageUrl],
       [source.name, 'From the item', null, 'https://cdn.example.com/c.jpg'],
     )
-    const unknown = await call('POST', '/api/admin/featured-items', { itemSlug: 'not-in-this-directory' })
+    const unknown = await api.post('/api/admin/featured-items', { itemSlug: 'not-in-this-directory' })
     assert.equal(unknown.statusCode, 400)
     assert.equal(unknown.json().details[0].field, 'body.itemName')
     const elsewhere = await ok(
@@ -513,7 +497,7 @@ describe('admin item list and stats', () => {
       ['Alpha', 'Beta', 'Gamma', 'Delta'],
     )
     for (const query of ['page=0', 'limit=101', 'status=archived', 'sortBy=price', 'company=not-a-uuid']) {
-      const res = await call('GET', `/api/admin/items?${query}`)
+      const res = await api.get(`/api/admin/items?${query}`)
       assert.equal(res.statusCode, 400, query)
       assert.equal(res.json().details[0].field, `query.${query.split('=')[0]}`)
     }
@@ -551,7 +535,7 @@ describe('the public site', () => {
 
   const names = (body: { data: { name: string }[] }) => body.data.map((i) => i.name.split(' ')[0])
   const site = async (query: string) => {
-    const res = await call('GET', `/api/items?${query}`, undefined, { cookie: null })
+    const res = await api.get(`/api/items?${query}`, { cookie: null })
     assert.equal(res.statusCode, 200, res.body)
     return res.json()
   }
@@ -566,18 +550,18 @@ describe('the public site', () => {
     assert.deepEqual(names(await site(`search=${marker}&tag=${espresso.id}`)), ['Newer'])
     assert.deepEqual(names(await site(`search=${marker}%20esp`)), ['Newer'])
     assert.deepEqual(names(await site(`search=${marker}&sort=name&limit=1&page=2`)), ['Older'])
-    const bad = await call('GET', '/api/items?limit=0', undefined, { cookie: null })
+    const bad = await api.get('/api/items?limit=0', { cookie: null })
     assert.equal(bad.statusCode, 400)
   })
 
   it('reads a published item by slug; others are 404', async () => {
     const published = (await site(`search=${marker}`)).data[0]
-    const res = await call('GET', `/api/items/${published.slug}`, undefined, { cookie: null })
+    const res = await api.get(`/api/items/${published.slug}`, { cookie: null })
     assert.equal(res.statusCode, 200)
     assert.deepEqual(res.json().data, published)
     const hidden = (await ok('GET', `/api/admin/items?search=Hidden%20${marker}`)).data[0]
     for (const slug of [hidden.slug, 'no-such-item']) {
-      const missing = await call('GET', `/api/items/${slug}`, undefined, { cookie: null })
+      const missing = await api.get(`/api/items/${slug}`, { cookie: null })
       assert.equal(missing.statusCode, 404)
       assert.equal(missing.json().code, 'ITEM_NOT_FOUND')
     }
@@ -586,20 +570,17 @@ describe('the public site', () => {
   it('limits the list to 100 per minute per client, with SPEC.md’s headers', async () => {
     const address = randomAddress()
     for (let i = 0; i < 100; i++) {
-      const res = await call('GET', '/api/items?limit=1', undefined, { cookie: null, address })
+      const res = await api.get('/api/items?limit=1', { cookie: null, address })
       assert.equal(res.statusCode, 200)
       assert.equal(res.headers['x-ratelimit-remaining'], String(99 - i))
     }
-    const denied = await call('GET', '/api/items?limit=1', undefined, { cookie: null, address })
+    const denied = await api.get('/api/items?limit=1', { cookie: null, address })
     assert.equal(denied.statusCode, 429)
     assert.equal(denied.headers['x-ratelimit-limit'], '100')
     assert.equal(denied.headers['x-ratelimit-remaining'], '0')
     assert.equal(denied.headers['retry-after'], '60')
     h.clock.advance(60_000)
-    assert.equal(
-      (await call('GET', '/api/items?limit=1', undefined, { cookie: null, address })).statusCode,
-      200,
-    )
+    assert.equal((await api.get('/api/items?limit=1', { cookie: null, address })).statusCode, 200)
   })
 })
 
@@ -609,12 +590,7 @@ describe('submissions', () => {
     const cat = await category()
     const name = `Submitted ${unique('s')}`
     const submit = (address = randomAddress()) =>
-      call(
-        'POST',
-        '/api/submit',
-        { name, url: 'https://example.com', categoryId: cat.id },
-        { cookie, address },
-      )
+      api.post('/api/submit', { name, url: 'https://example.com', categoryId: cat.id }, { cookie, address })
     const first = await submit()
     assert.equal(first.statusCode, 201, first.body)
     const { data } = first.json()
@@ -639,14 +615,14 @@ describe('submissions', () => {
     const history = await ok('GET', `/api/admin/items/${data.id}/history`)
     assert.equal(history.data[0].action, 'submitted')
     assert.equal(history.data[0].actor.name, 'Grace Hopper')
-    const site = await call('GET', `/api/items/${data.slug}`, undefined, { cookie: null })
+    const site = await api.get(`/api/items/${data.slug}`, { cookie: null })
     assert.equal(site.statusCode, 404, 'not on the site before review')
   })
 
   it('takes a name of 200 characters, its notice’s title cut to fit', async () => {
     const cookie = await member()
     const name = `Long ${'n'.repeat(195)}`
-    const res = await call('POST', '/api/submit', { name, url: 'https://example.com' }, { cookie })
+    const res = await api.post('/api/submit', { name, url: 'https://example.com' }, { cookie })
     assert.equal(res.statusCode, 201, res.body)
     const [notice] = await h.databases.directory.db
       .select()
@@ -662,7 +638,7 @@ describe('submissions', () => {
     // Each from its own client address, as the limit of 5 per client allows.
     const answers = await Promise.all(
       Array.from({ length: 50 }, () =>
-        call('POST', '/api/submit', { name, url: 'https://example.com' }, { cookie }),
+        api.post('/api/submit', { name, url: 'https://example.com' }, { cookie }),
       ),
     )
     for (const res of answers) assert.equal(res.statusCode, 201, res.body)
@@ -672,7 +648,7 @@ describe('submissions', () => {
 
   it('gives a name with no letters or digits the slug item, then item-2', async () => {
     const cookie = await member()
-    const submit = () => call('POST', '/api/submit', { name: '¡¿!?', url: 'https://example.com' }, { cookie })
+    const submit = () => api.post('/api/submit', { name: '¡¿!?', url: 'https://example.com' }, { cookie })
     const [first, second] = [await submit(), await submit()]
     assert.equal(first.statusCode, 201, first.body)
     assert.equal(second.statusCode, 201, second.body)
@@ -680,13 +656,12 @@ describe('submissions', () => {
   })
 
   it('needs a session, a web URL, an active category and known tags', async () => {
-    const anonymous = await call('POST', '/api/submit', { name: 'X' }, { cookie: null })
+    const anonymous = await api.post('/api/submit', { name: 'X' }, { cookie: null })
     assert.equal(anonymous.statusCode, 401)
     const cookie = await member()
     const inactive = await category()
     await ok('DELETE', `/api/admin/categories/${inactive.id}`)
-    const res = await call(
-      'POST',
+    const res = await api.post(
       '/api/submit',
       { name: 'Nope', url: 'https://example.com', categoryId: inactive.id, tagIds: ['nope'] },
       { cookie },
@@ -696,7 +671,7 @@ describe('submissions', () => {
       res.json().details.map((d: { field: string }) => d.field),
       ['body.categoryId', 'body.tagIds'],
     )
-    const noUrl = await call('POST', '/api/submit', { name: 'Nope' }, { cookie })
+    const noUrl = await api.post('/api/submit', { name: 'Nope' }, { cookie })
     assert.equal(noUrl.statusCode, 400)
     assert.equal(noUrl.json().details[0].field, 'body.url')
   })
@@ -705,16 +680,14 @@ describe('submissions', () => {
     const cookie = await member()
     const address = randomAddress()
     for (let i = 0; i < 5; i++) {
-      const res = await call(
-        'POST',
+      const res = await api.post(
         '/api/submit',
         { name: unique('Limited'), url: 'https://example.com' },
         { cookie, address },
       )
       assert.equal(res.statusCode, 201, res.body)
     }
-    const denied = await call(
-      'POST',
+    const denied = await api.post(
       '/api/submit',
       { name: unique('Limited'), url: 'https://example.com' },
       { cookie, address },
@@ -736,10 +709,7 @@ describe('the content cache across instances', () => {
     const marker = `count${Math.random().toString(36).slice(2, 8)}`
     const otherAdmin = await other.adminCookie()
     const total = async () => {
-      const res = await call('GET', `/api/admin/items?search=${marker}`, undefined, {
-        app: other,
-        cookie: otherAdmin,
-      })
+      const res = await api.on(other).get(`/api/admin/items?search=${marker}`, { cookie: otherAdmin })
       return res.json().meta.total as number
     }
     await item({ name: `Counted ${marker}` })
@@ -756,19 +726,19 @@ describe('the content cache across instances', () => {
     const marker = `cache${Math.random().toString(36).slice(2, 8)}`
     const cat = await category()
     const read = async () => {
-      const res = await call('GET', `/api/items?search=${marker}`, undefined, { cookie: null, app: other })
+      const res = await api.on(other).get(`/api/items?search=${marker}`, { cookie: null })
       return res.json().data as { name: string; slug: string; category: { name: string } | null }[]
     }
     // The category's published count, read from the other instance's categories cache, follows too.
     const countThere = async () => {
-      const res = await call('GET', '/api/admin/categories/all', undefined, { app: other })
+      const res = await api.on(other).get('/api/admin/categories/all')
       return res.json().data.find((c: { id: string }) => c.id === cat.id)?.itemCount
     }
     // Warms the other instance's caches first, so only an invalidation can show the change.
     assert.deepEqual(await read(), [])
     assert.equal(await countThere(), 0)
     const created = await item({ name: `Cached ${marker}`, status: 'pending', categoryId: cat.id })
-    const bySlug = () => call('GET', `/api/items/${created.slug}`, undefined, { cookie: null, app: other })
+    const bySlug = () => api.on(other).get(`/api/items/${created.slug}`, { cookie: null })
     assert.equal((await bySlug()).statusCode, 404)
     await ok('POST', `/api/admin/items/${created.id}/review`, { action: 'approve' })
     await until(async () => (await read()).length === 1, 'the published item is listed')

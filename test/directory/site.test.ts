@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { fakeMapboxToken } from '../fakes/mapbox.ts'
-import { type DirectoryHarness, signUp, siteRequest, startDirectory, until } from '../helpers/apps.ts'
+import { type DirectoryHarness, signUp, startDirectory, until } from '../helpers/apps.ts'
+import { type Requests, siteRequests } from '../helpers/requests.ts'
 
 let h: DirectoryHarness
 let admin: string
+/** The admin's requests, as the web app sends them. */
+let api: Requests
 
 before(async () => {
   h = await startDirectory({
@@ -15,12 +18,9 @@ before(async () => {
     },
   })
   admin = await h.adminCookie()
+  api = siteRequests(h, { cookie: admin })
 })
 after(() => h.close())
-
-type Method = 'GET' | 'PUT' | 'POST'
-const call = (method: Method, url: string, payload?: unknown, cookie: string | null = admin, app = h) =>
-  siteRequest(app, method, url, { cookie, payload })
 
 const DEFAULTS = {
   site: { name: 'Curio directory', description: '', logoUrl: null, contactEmail: null },
@@ -31,10 +31,10 @@ const DEFAULTS = {
 
 describe('settings', () => {
   it('reads the defaults until saved, then changes only what was sent', async () => {
-    const first = await call('GET', '/api/admin/settings')
+    const first = await api.get('/api/admin/settings')
     assert.equal(first.statusCode, 200, first.body)
     assert.deepEqual(first.json(), { success: true, data: DEFAULTS, updatedAt: null })
-    const saved = await call('PUT', '/api/admin/settings', {
+    const saved = await api.put('/api/admin/settings', {
       site: { name: 'Coffee Atlas', contactEmail: 'hello@coffee-atlas.example' },
       comments: { moderation: 'post' },
     })
@@ -47,13 +47,13 @@ describe('settings', () => {
     assert.deepEqual(saved.json().data, expected)
     assert.equal(saved.json().updatedAt, h.clock.now().toISOString())
     h.clock.advance(1000)
-    await call('PUT', '/api/admin/settings', { location: { map: false } })
-    const read = await call('GET', '/api/admin/settings')
+    await api.put('/api/admin/settings', { location: { map: false } })
+    const read = await api.get('/api/admin/settings')
     assert.deepEqual(read.json().data, { ...expected, location: { enabled: true, map: false } })
   })
 
   it('names each setting of the wrong type, unknown or empty in a 400, and writes nothing', async () => {
-    const before = (await call('GET', '/api/admin/settings')).json()
+    const before = (await api.get('/api/admin/settings')).json()
     const cases: [unknown, string][] = [
       [{ site: { name: 42 } }, 'body.site.name'],
       [{ site: { contactEmail: 'not an email' } }, 'body.site.contactEmail'],
@@ -65,71 +65,74 @@ describe('settings', () => {
       [{}, 'body'],
     ]
     for (const [payload, field] of cases) {
-      const res = await call('PUT', '/api/admin/settings', payload)
+      const res = await api.put('/api/admin/settings', payload)
       assert.equal(res.statusCode, 400, `${JSON.stringify(payload)}: ${res.body}`)
       assert.ok(
         res.json().details.some((d: { field: string }) => d.field === field),
         `${JSON.stringify(payload)} names ${field}: ${res.body}`,
       )
     }
-    assert.deepEqual((await call('GET', '/api/admin/settings')).json(), before)
+    assert.deepEqual((await api.get('/api/admin/settings')).json(), before)
   })
 
   it('two admins saving different groups at once keep both changes', async () => {
     await Promise.all([
-      call('PUT', '/api/admin/settings', { site: { description: 'Raced' } }),
-      call('PUT', '/api/admin/settings', { submissions: { enabled: false } }),
+      api.put('/api/admin/settings', { site: { description: 'Raced' } }),
+      api.put('/api/admin/settings', { submissions: { enabled: false } }),
     ])
-    const { data } = (await call('GET', '/api/admin/settings')).json()
+    const { data } = (await api.get('/api/admin/settings')).json()
     assert.equal(data.site.description, 'Raced')
     assert.equal(data.submissions.enabled, false)
-    await call('PUT', '/api/admin/settings', { submissions: { enabled: true } })
+    await api.put('/api/admin/settings', { submissions: { enabled: true } })
   })
 
   it('closes submissions when the settings say so', async () => {
     const member = await signUp(h, 'Closed Out')
-    await call('PUT', '/api/admin/settings', { submissions: { enabled: false } })
-    const closed = await call('POST', '/api/submit', { name: 'Too late', url: 'https://example.com' }, member)
+    await api.put('/api/admin/settings', { submissions: { enabled: false } })
+    const closed = await api.post(
+      '/api/submit',
+      { name: 'Too late', url: 'https://example.com' },
+      { cookie: member },
+    )
     assert.equal(closed.statusCode, 403)
     assert.equal(closed.json().code, 'SUBMISSIONS_CLOSED')
-    await call('PUT', '/api/admin/settings', { submissions: { enabled: true } })
-    const open = await call(
-      'POST',
+    await api.put('/api/admin/settings', { submissions: { enabled: true } })
+    const open = await api.post(
       '/api/submit',
       { name: 'Just in time', url: 'https://example.com' },
-      member,
+      { cookie: member },
     )
     assert.equal(open.statusCode, 201, open.body)
   })
 
   it('comments follow the settings: post-moderation shows them at once, and they can be closed', async () => {
     const member = await signUp(h, 'Commenter')
-    const created = await call('POST', '/api/admin/items', { name: 'Discussed', status: 'published' })
+    const created = await api.post('/api/admin/items', { name: 'Discussed', status: 'published' })
     const { slug } = created.json().data
-    const comment = (body: string) => call('POST', '/api/comments', { itemSlug: slug, body }, member)
+    const comment = (body: string) => api.post('/api/comments', { itemSlug: slug, body }, { cookie: member })
     const shown = async () =>
-      (await call('GET', `/api/items/${slug}/comments`, undefined, null))
+      (await api.get(`/api/items/${slug}/comments`, { cookie: null }))
         .json()
         .data.map((c: { body: string }) => c.body)
 
-    await call('PUT', '/api/admin/settings', { comments: { moderation: 'pre' } })
+    await api.put('/api/admin/settings', { comments: { moderation: 'pre' } })
     assert.equal((await comment('waits')).json().data.status, 'pending')
-    await call('PUT', '/api/admin/settings', { comments: { moderation: 'post' } })
+    await api.put('/api/admin/settings', { comments: { moderation: 'post' } })
     assert.equal((await comment('at once')).json().data.status, 'approved')
     assert.deepEqual(await shown(), ['at once'])
-    await call('PUT', '/api/admin/settings', { comments: { enabled: false, moderation: 'pre' } })
+    await api.put('/api/admin/settings', { comments: { enabled: false, moderation: 'pre' } })
     const closed = await comment('too late')
     assert.equal(closed.statusCode, 403)
     assert.equal(closed.json().code, 'COMMENTS_CLOSED')
-    await call('PUT', '/api/admin/settings', { comments: { enabled: true } })
+    await api.put('/api/admin/settings', { comments: { enabled: true } })
     assert.equal((await comment('open again')).statusCode, 201)
   })
 
   it('map status: the switches, the providers with credentials (the chosen one first), the items’ locations', async () => {
-    await call('POST', '/api/admin/items', { name: 'Placed', location: { latitude: 1, longitude: 2 } })
-    await call('POST', '/api/admin/items', { name: 'Remote', location: { isRemote: true } })
-    await call('POST', '/api/admin/items', { name: 'Nowhere' })
-    const res = await call('GET', '/api/admin/settings/map-status')
+    await api.post('/api/admin/items', { name: 'Placed', location: { latitude: 1, longitude: 2 } })
+    await api.post('/api/admin/items', { name: 'Remote', location: { isRemote: true } })
+    await api.post('/api/admin/items', { name: 'Nowhere' })
+    const res = await api.get('/api/admin/settings/map-status')
     assert.equal(res.statusCode, 200, res.body)
     const { data } = res.json()
     assert.equal(data.locationEnabled, true)
@@ -137,15 +140,18 @@ describe('settings', () => {
     assert.equal(data.items.withCoordinates, 1)
     assert.equal(data.items.remote, 1)
     assert.equal(data.items.missingLocation, data.items.total - 2)
-    await call('PUT', '/api/admin/settings', { location: { enabled: false } })
-    const off = (await call('GET', '/api/admin/settings/map-status')).json().data
+    await api.put('/api/admin/settings', { location: { enabled: false } })
+    const off = (await api.get('/api/admin/settings/map-status')).json().data
     assert.deepEqual([off.locationEnabled, off.mapEnabled], [false, false])
-    await call('PUT', '/api/admin/settings', { location: { enabled: true } })
+    await api.put('/api/admin/settings', { location: { enabled: true } })
   })
 
   it('is for admins only', async () => {
-    assert.equal((await call('GET', '/api/admin/settings', undefined, null)).statusCode, 401)
-    assert.equal((await call('PUT', '/api/admin/settings', { site: { name: 'X' } }, null)).statusCode, 401)
+    assert.equal((await api.get('/api/admin/settings', { cookie: null })).statusCode, 401)
+    assert.equal(
+      (await api.put('/api/admin/settings', { site: { name: 'X' } }, { cookie: null })).statusCode,
+      401,
+    )
   })
 })
 
@@ -165,9 +171,9 @@ describe('navigation', () => {
   }
 
   it('is empty until saved; a save replaces both menus, in order, and the site reads them', async () => {
-    const empty = (await call('GET', '/api/navigation', undefined, null)).json()
+    const empty = (await api.get('/api/navigation', { cookie: null })).json()
     assert.deepEqual(empty, { success: true, data: { header: [], footer: [] }, updatedAt: null })
-    const saved = await call('PUT', '/api/admin/navigation', menus)
+    const saved = await api.put('/api/admin/navigation', menus)
     assert.equal(saved.statusCode, 200, saved.body)
     const expected = {
       header: [
@@ -192,12 +198,12 @@ describe('navigation', () => {
       ],
     }
     assert.deepEqual(saved.json().data, expected)
-    assert.deepEqual((await call('GET', '/api/navigation', undefined, null)).json().data, expected)
-    assert.deepEqual((await call('GET', '/api/admin/navigation')).json().data, expected)
+    assert.deepEqual((await api.get('/api/navigation', { cookie: null })).json().data, expected)
+    assert.deepEqual((await api.get('/api/admin/navigation')).json().data, expected)
   })
 
   it('refuses javascript: and other schemes, protocol-relative links, a fourth level and linkless leaves', async () => {
-    const before = (await call('GET', '/api/navigation', undefined, null)).json()
+    const before = (await api.get('/api/navigation', { cookie: null })).json()
     const cases: [unknown, string][] = [
       [{ header: [{ label: 'X', href: 'javascript:alert(1)' }], footer: [] }, 'body.header.0.href'],
       [{ header: [{ label: 'X', href: 'data:text/html,hi' }], footer: [] }, 'body.header.0.href'],
@@ -225,14 +231,14 @@ describe('navigation', () => {
       [{ header: [] }, 'body.footer'],
     ]
     for (const [payload, field] of cases) {
-      const res = await call('PUT', '/api/admin/navigation', payload)
+      const res = await api.put('/api/admin/navigation', payload)
       assert.equal(res.statusCode, 400, `${JSON.stringify(payload)}: ${res.body}`)
       assert.ok(
         res.json().details.some((d: { field: string }) => d.field === field),
         `${JSON.stringify(payload)} names ${field}: ${res.body}`,
       )
     }
-    assert.deepEqual((await call('GET', '/api/navigation', undefined, null)).json(), before)
+    assert.deepEqual((await api.get('/api/navigation', { cookie: null })).json(), before)
   })
 })
 
@@ -246,15 +252,15 @@ describe('settings and menus across instances', () => {
   it('a save on one instance is read on the other at once', async () => {
     const otherAdmin = await other.adminCookie()
     const nameThere = async () =>
-      (await call('GET', '/api/admin/settings', undefined, otherAdmin, other)).json().data.site.name
+      (await api.on(other).get('/api/admin/settings', { cookie: otherAdmin })).json().data.site.name
     const menuThere = async () =>
-      (await call('GET', '/api/navigation', undefined, null, other)).json().data.footer
+      (await api.on(other).get('/api/navigation', { cookie: null })).json().data.footer
     // Warms the other instance's cache first, so only an invalidation can show the change.
     const name = await nameThere()
     await menuThere()
-    await call('PUT', '/api/admin/settings', { site: { name: `${name} II` } })
+    await api.put('/api/admin/settings', { site: { name: `${name} II` } })
     await until(async () => (await nameThere()) === `${name} II`, 'the new name is read')
-    await call('PUT', '/api/admin/navigation', { header: [], footer: [{ label: 'Fresh', href: '/fresh' }] })
+    await api.put('/api/admin/navigation', { header: [], footer: [{ label: 'Fresh', href: '/fresh' }] })
     await until(async () => (await menuThere())[0]?.label === 'Fresh', 'the new menu is read')
   })
 })

@@ -2,33 +2,26 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import Stripe from 'stripe'
 import { SPONSOR_EXPIRY_JOB } from '../../src/directory/sponsor-ads/closing.ts'
-import {
-  type DirectoryHarness,
-  type SiteMethod,
-  signUp,
-  siteRequest,
-  startDirectory,
-  until,
-} from '../helpers/apps.ts'
+import { type DirectoryHarness, type SiteMethod, signUp, startDirectory, until } from '../helpers/apps.ts'
+import { type Requests, siteRequests } from '../helpers/requests.ts'
 
 const STRIPE_SECRET = 'whsec_sponsor_ads_test'
 const DAY = 24 * 60 * 60 * 1000
 
 let h: DirectoryHarness
 let admin: string
+/** Requests as the web app sends them; each names its cookie. */
+let api: Requests
 
 before(async () => {
   h = await startDirectory({ env: { STRIPE_WEBHOOK_SECRET: STRIPE_SECRET } })
   admin = await h.adminCookie()
+  api = siteRequests(h)
 })
 after(() => h.close())
 
-async function call(method: SiteMethod, url: string, cookie: string | null, payload?: unknown) {
-  return siteRequest(h, method, url, { cookie, payload })
-}
-
 async function ok(method: SiteMethod, url: string, cookie: string | null, payload?: unknown) {
-  const res = await call(method, url, cookie, payload)
+  const res = await api.request(method, url, { body: payload, cookie })
   assert.equal(res.statusCode, 200, `${method} ${url}: ${res.body}`)
   return res.json()
 }
@@ -156,14 +149,14 @@ describe('a user’s sponsor ads', () => {
       hasNext: false,
       hasPrev: false,
     })
-    const other = await call('GET', `/api/sponsor-ads/user/${ad.id}`, grace)
+    const other = await api.get(`/api/sponsor-ads/user/${ad.id}`, { cookie: grace })
     assert.equal(other.statusCode, 404)
     assert.equal(other.json().code, 'SPONSOR_AD_NOT_FOUND')
     assert.equal((await ok('GET', '/api/sponsor-ads/user', grace)).data.length, 0)
     // Actions on another user's ad are 403.
-    const cancel = await call('POST', `/api/sponsor-ads/user/${ad.id}/cancel`, grace)
+    const cancel = await api.post(`/api/sponsor-ads/user/${ad.id}/cancel`, undefined, { cookie: grace })
     assert.equal(cancel.statusCode, 403, cancel.body)
-    assert.equal((await call('GET', '/api/sponsor-ads/user', null)).statusCode, 401)
+    assert.equal((await api.get('/api/sponsor-ads/user', { cookie: null })).statusCode, 401)
   })
 
   it('refuses a second open ad for the same item, also when eight race', async () => {
@@ -171,7 +164,11 @@ describe('a user’s sponsor ads', () => {
     const itemSlug = slug()
     const results = await Promise.all(
       Array.from({ length: 8 }, () =>
-        call('POST', '/api/sponsor-ads/user', ada, { itemSlug, itemName: 'Item', interval: 'weekly' }),
+        api.post(
+          '/api/sponsor-ads/user',
+          { itemSlug, itemName: 'Item', interval: 'weekly' },
+          { cookie: ada },
+        ),
       ),
     )
     assert.deepEqual(results.map((r) => r.statusCode).sort(), [200, 400, 400, 400, 400, 400, 400, 400])
@@ -186,13 +183,17 @@ describe('a user’s sponsor ads', () => {
 
   it('validates the submission, naming every failing field', async () => {
     const ada = await signUp(h)
-    const res = await call('POST', '/api/sponsor-ads/user', ada, {
-      itemSlug: 'Not A Slug',
-      itemName: '',
-      interval: 'yearly',
-      itemDescription: 'x'.repeat(501),
-      itemIconUrl: 'javascript:alert(1)',
-    })
+    const res = await api.post(
+      '/api/sponsor-ads/user',
+      {
+        itemSlug: 'Not A Slug',
+        itemName: '',
+        interval: 'yearly',
+        itemDescription: 'x'.repeat(501),
+        itemIconUrl: 'javascript:alert(1)',
+      },
+      { cookie: ada },
+    )
     assert.equal(res.statusCode, 400)
     const fields = res
       .json()
@@ -222,7 +223,7 @@ describe('a user’s sponsor ads', () => {
     assert.deepEqual(await ids('status=active'), [running.id])
     assert.deepEqual(await ids('interval=weekly'), [waiting.id])
     assert.deepEqual(await ids('search=tea'), [paidAd.id])
-    assert.equal((await call('GET', '/api/sponsor-ads/user?status=paid', ada)).statusCode, 400)
+    assert.equal((await api.get('/api/sponsor-ads/user?status=paid', { cookie: ada })).statusCode, 400)
   })
 
   it('counts its ads and the money paid, in minor units', async () => {
@@ -258,7 +259,7 @@ describe('admin review', () => {
   it('approves a paid ad from now for its period, and refuses an unpaid one without forceApprove', async () => {
     const ada = await signUp(h)
     const unpaid = await submit(ada)
-    const refused = await call('POST', `/api/admin/sponsor-ads/${unpaid.id}/approve`, admin, {})
+    const refused = await api.post(`/api/admin/sponsor-ads/${unpaid.id}/approve`, {}, { cookie: admin })
     assert.equal(refused.statusCode, 400)
     assert.equal(refused.json().code, 'PAYMENT_NOT_RECEIVED')
     assert.equal((await read(ada, unpaid.id)).status, 'pending_payment')
@@ -278,7 +279,7 @@ describe('admin review', () => {
     assert.equal(new Date(data.startDate).getTime(), h.clock.now().getTime())
     assert.equal(new Date(data.endDate).getTime() - new Date(data.startDate).getTime(), 7 * DAY)
 
-    const again = await call('POST', `/api/admin/sponsor-ads/${ad.id}/approve`, admin, {})
+    const again = await api.post(`/api/admin/sponsor-ads/${ad.id}/approve`, {}, { cookie: admin })
     assert.equal(again.statusCode, 400)
     assert.equal(again.json().code, 'SPONSOR_AD_INVALID_TRANSITION')
 
@@ -294,10 +295,14 @@ describe('admin review', () => {
     await paid(ad)
     const second = await h.adminCookie()
     const [a, b] = await Promise.all([
-      call('POST', `/api/admin/sponsor-ads/${ad.id}/approve`, admin, {}),
-      call('POST', `/api/admin/sponsor-ads/${ad.id}/reject`, second, {
-        rejectionReason: 'Not an item of this directory.',
-      }),
+      api.post(`/api/admin/sponsor-ads/${ad.id}/approve`, {}, { cookie: admin }),
+      api.post(
+        `/api/admin/sponsor-ads/${ad.id}/reject`,
+        {
+          rejectionReason: 'Not an item of this directory.',
+        },
+        { cookie: second },
+      ),
     ])
     assert.deepEqual([a.statusCode, b.statusCode].sort(), [200, 400])
     const final = await read(ada, ad.id)
@@ -307,18 +312,30 @@ describe('admin review', () => {
   it('rejects with a reason of 10 to 500 characters, only while pending', async () => {
     const ada = await signUp(h)
     const ad = await submit(ada)
-    const short = await call('POST', `/api/admin/sponsor-ads/${ad.id}/reject`, admin, {
-      rejectionReason: 'Too short',
-    })
+    const short = await api.post(
+      `/api/admin/sponsor-ads/${ad.id}/reject`,
+      {
+        rejectionReason: 'Too short',
+      },
+      { cookie: admin },
+    )
     assert.equal(short.statusCode, 400)
     assert.equal(short.json().details[0].field, 'body.rejectionReason')
-    const blank = await call('POST', `/api/admin/sponsor-ads/${ad.id}/reject`, admin, {
-      rejectionReason: `   ${' '.repeat(10)}`,
-    })
+    const blank = await api.post(
+      `/api/admin/sponsor-ads/${ad.id}/reject`,
+      {
+        rejectionReason: `   ${' '.repeat(10)}`,
+      },
+      { cookie: admin },
+    )
     assert.equal(blank.statusCode, 400)
-    const long = await call('POST', `/api/admin/sponsor-ads/${ad.id}/reject`, admin, {
-      rejectionReason: 'x'.repeat(501),
-    })
+    const long = await api.post(
+      `/api/admin/sponsor-ads/${ad.id}/reject`,
+      {
+        rejectionReason: 'x'.repeat(501),
+      },
+      { cookie: admin },
+    )
     assert.equal(long.statusCode, 400)
     const rejected = await ok('POST', `/api/admin/sponsor-ads/${ad.id}/reject`, admin, {
       rejectionReason: 'The item is not part of this directory.',
@@ -328,10 +345,10 @@ describe('admin review', () => {
       status: 'rejected',
       rejectionReason: 'The item is not part of this directory.',
     })
-    const cancel = await call('POST', `/api/sponsor-ads/user/${ad.id}/cancel`, ada, {})
+    const cancel = await api.post(`/api/sponsor-ads/user/${ad.id}/cancel`, {}, { cookie: ada })
     assert.equal(cancel.statusCode, 400)
     assert.equal(cancel.json().code, 'SPONSOR_AD_INVALID_TRANSITION')
-    const renew = await call('POST', `/api/sponsor-ads/user/${ad.id}/renew`, ada, {})
+    const renew = await api.post(`/api/sponsor-ads/user/${ad.id}/renew`, {}, { cookie: ada })
     assert.equal(renew.statusCode, 400)
   })
 
@@ -362,10 +379,10 @@ describe('admin review', () => {
     const limited = await ok('GET', '/api/admin/sponsor-ads?limit=1&page=2&search=listing%20person', admin)
     assert.equal(limited.data.length, 1)
     assert.equal(limited.pagination.hasPrev, true)
-    assert.equal((await call('GET', '/api/admin/sponsor-ads?sortBy=price', admin)).statusCode, 400)
+    assert.equal((await api.get('/api/admin/sponsor-ads?sortBy=price', { cookie: admin })).statusCode, 400)
     const member = await signUp(h)
-    assert.equal((await call('GET', '/api/admin/sponsor-ads', member)).statusCode, 403)
-    assert.equal((await call('GET', '/api/admin/sponsor-ads', null)).statusCode, 401)
+    assert.equal((await api.get('/api/admin/sponsor-ads', { cookie: member })).statusCode, 403)
+    assert.equal((await api.get('/api/admin/sponsor-ads', { cookie: null })).statusCode, 401)
 
     const detail = await ok('GET', `/api/admin/sponsor-ads/${second.id}`, admin)
     assert.equal(detail.data.user.name, 'Sponsor Listing Person')
@@ -385,12 +402,16 @@ describe('admin review', () => {
     })
     assert.equal(edited.data.title, 'Better title')
     assert.equal(edited.data.description, null)
-    const bad = await call('PUT', `/api/admin/sponsor-ads/${ad.id}`, admin, {
-      endDate: new Date(h.clock.now().getTime() - DAY).toISOString(),
-    })
+    const bad = await api.put(
+      `/api/admin/sponsor-ads/${ad.id}`,
+      {
+        endDate: new Date(h.clock.now().getTime() - DAY).toISOString(),
+      },
+      { cookie: admin },
+    )
     assert.equal(bad.statusCode, 400)
     assert.equal(bad.json().details[0].field, 'body.endDate')
-    assert.equal((await call('PUT', `/api/admin/sponsor-ads/${ad.id}`, admin, {})).statusCode, 400)
+    assert.equal((await api.put(`/api/admin/sponsor-ads/${ad.id}`, {}, { cookie: admin })).statusCode, 400)
   })
 
   it('deletes an ad for good, keeping its payment records', async () => {
@@ -398,8 +419,8 @@ describe('admin review', () => {
     const ad = await submit(ada)
     await paid(ad)
     await ok('DELETE', `/api/admin/sponsor-ads/${ad.id}`, admin)
-    assert.equal((await call('GET', `/api/admin/sponsor-ads/${ad.id}`, admin)).statusCode, 404)
-    assert.equal((await call('DELETE', `/api/admin/sponsor-ads/${ad.id}`, admin)).statusCode, 404)
+    assert.equal((await api.get(`/api/admin/sponsor-ads/${ad.id}`, { cookie: admin })).statusCode, 404)
+    assert.equal((await api.delete(`/api/admin/sponsor-ads/${ad.id}`, { cookie: admin })).statusCode, 404)
     const payments = await ok('GET', '/api/admin/payments?provider=stripe&kind=initial&limit=100', admin)
     const record = payments.data.find(
       (p: { reference: string }) => p.reference === `initial:sub_evt_${ad.id.slice(0, 8)}`,
@@ -412,12 +433,16 @@ describe('admin review', () => {
 describe('the public shelf and expiry', () => {
   it('shows active ads within their dates with their published item, and hides one past its end at once', async () => {
     const ada = await signUp(h)
-    const created = await call('POST', '/api/admin/items', admin, {
-      name: 'Shelf Coffee',
-      slug: slug(),
-      status: 'published',
-      description: 'Beans.',
-    })
+    const created = await api.post(
+      '/api/admin/items',
+      {
+        name: 'Shelf Coffee',
+        slug: slug(),
+        status: 'published',
+        description: 'Beans.',
+      },
+      { cookie: admin },
+    )
     assert.equal(created.statusCode, 201, created.body)
     const item = created.json().data
     const withItem = await submit(ada, { itemSlug: item.slug, interval: 'weekly' })
@@ -434,7 +459,7 @@ describe('the public shelf and expiry', () => {
     const bare = shelf.data.find((e: { sponsor: { id: string } }) => e.sponsor.id === withoutItem.id)
     assert.equal(bare.item, null)
     assert.ok(!shelf.data.some((e: { sponsor: { id: string } }) => e.sponsor.id === notYet.id))
-    assert.equal((await call('GET', '/api/sponsor-ads?limit=51', null)).statusCode, 400)
+    assert.equal((await api.get('/api/sponsor-ads?limit=51', { cookie: null })).statusCode, 400)
 
     // Eight days on, the weekly ad is past its end: hidden before the job runs, expired after.
     h.clock.advance(8 * DAY)
