@@ -38,6 +38,8 @@ export interface ScriptedRequest {
   query: Record<string, string>
   /** What it was answered; null while held (or when the client left first). */
   status: number | null
+  /** Whether the client closed the connection before it was answered (it gave up waiting). */
+  abandoned: boolean
 }
 
 /** Whether a request (method, path without the query) is one `match` names; what it leaves out, any does. */
@@ -143,8 +145,12 @@ export async function startScriptedFake<
       query: Object.fromEntries(address.searchParams),
       ...options.log(req, text),
       status: null,
+      abandoned: false,
     } as Logged
     requests.push(logged)
+    res.on('close', () => {
+      if (!res.writableFinished) logged.abandoned = true
+    })
     const behaviour = options.override?.() ?? script.take(logged.method, logged.path)
     const answer = () => send(res, logged, options.respond(req, logged, address))
     if (behaviour && 'hang' in behaviour) return script.hold(res, answer)

@@ -764,10 +764,9 @@ describe('platform plugins: models', () => {
   it('a provider that does not answer within the time limit is 504 PROVIDER_TIMEOUT', async () => {
     const me = await openAiUser()
     fake.nextModels({ hang: true })
-    const started = performance.now()
     const res = await call(h, me, 'GET', '/api/plugins/openai/models')
     assertError(res, 504, 'PROVIDER_TIMEOUT')
-    assert.ok(performance.now() - started < 10_000, 'the 1 s limit, not a default one')
+    assert.match(res.json().message, /within 1000 ms/, 'the 1 s limit, not a default one')
   })
 
   it('an HTML answer is 502, whether with 200 or a gateway error status', async () => {
