@@ -7,13 +7,17 @@ import type { EventOf } from '../../src/platform/events.ts'
 import { workMembers } from '../../src/platform/works/tables.ts'
 import { type PlatformHarness, startPlatform, uniqueEmail } from '../helpers/apps.ts'
 import { race } from '../helpers/database.ts'
+import { type Requests, requests } from '../helpers/requests.ts'
 
 let h: PlatformHarness
+/** Requests as a client of the works API sends them; each names its account's token. */
+let api: Requests
 const workCreated: EventOf<'WorkCreated'>[] = []
 const memberInvited: EventOf<'MemberInvited'>[] = []
 
 before(async () => {
   h = await startPlatform()
+  api = requests(h, { headers: { 'user-agent': 'works-test' } })
   h.events.on('WorkCreated', (event) => {
     workCreated.push(event)
   })
@@ -51,23 +55,18 @@ async function account(): Promise<Account> {
   return { id: login.json().user.id, email, token: login.json().accessToken }
 }
 
-function call(who: Account | null, method: Method, url: string, payload?: object) {
-  return h.app.inject({
-    method,
-    url,
-    headers: { ...(who ? { authorization: `Bearer ${who.token}` } : {}), 'user-agent': 'works-test' },
-    ...(payload === undefined ? {} : { payload }),
-  })
-}
-
 async function createWork(owner: Account, body: object) {
-  const res = await call(owner, 'POST', '/api/works', body)
+  const res = await api.post('/api/works', body, { token: owner.token })
   assert.equal(res.statusCode, 201, res.body)
   return res.json()
 }
 
 async function share(owner: Account, workId: string, member: Account, role: 'editor' | 'viewer') {
-  const res = await call(owner, 'POST', `/api/works/${workId}/members`, { email: member.email, role })
+  const res = await api.post(
+    `/api/works/${workId}/members`,
+    { email: member.email, role },
+    { token: owner.token },
+  )
   assert.equal(res.statusCode, 201, res.body)
   return res.json()
 }
@@ -93,10 +92,14 @@ async function sharedWork() {
 describe('platform works: happy path', () => {
   it('create without a slug derives it from the name, diacritics stripped', async () => {
     const owner = await account()
-    const res = await call(owner, 'POST', '/api/works', {
-      name: '  Café Guide ',
-      description: 'Lisbon cafés',
-    })
+    const res = await api.post(
+      '/api/works',
+      {
+        name: '  Café Guide ',
+        description: 'Lisbon cafés',
+      },
+      { token: owner.token },
+    )
     assert.equal(res.statusCode, 201, res.body)
     const work = res.json()
     assert.deepEqual(Object.keys(work).sort(), [
@@ -184,7 +187,7 @@ describe('platform works: happy path', () => {
     const newest = await createWork(me, { name: 'Mine newer' })
     await createWork(other, { name: 'Not shared' })
 
-    const res = await call(me, 'GET', '/api/works')
+    const res = await api.get('/api/works', { token: me.token })
     assert.equal(res.statusCode, 200)
     const works = res.json().works
     assert.deepEqual(
@@ -204,7 +207,7 @@ describe('platform works: happy path', () => {
       [editor, 'editor'],
       [viewer, 'viewer'],
     ] as const) {
-      const res = await call(who, 'GET', `/api/works/${work.id}`)
+      const res = await api.get(`/api/works/${work.id}`, { token: who.token })
       assert.equal(res.statusCode, 200)
       assert.equal(res.json().role, role)
       assert.equal(res.json().id, work.id)
@@ -215,14 +218,18 @@ describe('platform works: happy path', () => {
     const owner = await account()
     const work = await createWork(owner, { name: 'Before', description: 'old' })
     h.clock.advance(1000)
-    const res = await call(owner, 'PATCH', `/api/works/${work.id}`, { name: ' After ', description: 'new' })
+    const res = await api.patch(
+      `/api/works/${work.id}`,
+      { name: ' After ', description: 'new' },
+      { token: owner.token },
+    )
     assert.equal(res.statusCode, 200, res.body)
     const updated = res.json()
     assert.equal(updated.name, 'After')
     assert.equal(updated.description, 'new')
     assert.equal(updated.slug, work.slug)
     assert.ok(Date.parse(updated.updatedAt) > Date.parse(work.updatedAt))
-    assert.equal((await call(owner, 'GET', `/api/works/${work.id}`)).json().name, 'After')
+    assert.equal((await api.get(`/api/works/${work.id}`, { token: owner.token })).json().name, 'After')
 
     const rows = await h.databases.platform.db
       .select()
@@ -240,7 +247,7 @@ describe('platform works: happy path', () => {
   it('patch with description null clears it', async () => {
     const owner = await account()
     const work = await createWork(owner, { name: 'Described', description: 'something' })
-    const res = await call(owner, 'PATCH', `/api/works/${work.id}`, { description: null })
+    const res = await api.patch(`/api/works/${work.id}`, { description: null }, { token: owner.token })
     assert.equal(res.statusCode, 200, res.body)
     assert.equal(res.json().description, null)
     assert.equal(res.json().name, 'Described')
@@ -248,13 +255,13 @@ describe('platform works: happy path', () => {
 
   it('delete answers 204, the work is gone and its activity stays with workId null', async () => {
     const { owner, viewer, work } = await sharedWork()
-    await call(owner, 'PATCH', `/api/works/${work.id}`, { name: 'Renamed' })
-    const res = await call(owner, 'DELETE', `/api/works/${work.id}`)
+    await api.patch(`/api/works/${work.id}`, { name: 'Renamed' }, { token: owner.token })
+    const res = await api.delete(`/api/works/${work.id}`, { token: owner.token })
     assert.equal(res.statusCode, 204)
     assert.equal(res.body, '')
-    assertError(await call(owner, 'GET', `/api/works/${work.id}`), 404, 'WORK_NOT_FOUND')
-    assertError(await call(viewer, 'GET', `/api/works/${work.id}`), 404, 'WORK_NOT_FOUND')
-    assert.equal((await call(owner, 'GET', '/api/works')).json().works.length, 0)
+    assertError(await api.get(`/api/works/${work.id}`, { token: owner.token }), 404, 'WORK_NOT_FOUND')
+    assertError(await api.get(`/api/works/${work.id}`, { token: viewer.token }), 404, 'WORK_NOT_FOUND')
+    assert.equal((await api.get('/api/works', { token: owner.token })).json().works.length, 0)
 
     const db = h.databases.platform.db
     assert.equal((await db.select().from(workMembers).where(eq(workMembers.workId, work.id))).length, 0)
@@ -276,8 +283,8 @@ describe('platform works: happy path', () => {
     const owner = await account()
     const work = await createWork(owner, { name: 'Deleted twice' })
     const answers = await Promise.all([
-      call(owner, 'DELETE', `/api/works/${work.id}`),
-      call(owner, 'DELETE', `/api/works/${work.id}`),
+      api.delete(`/api/works/${work.id}`, { token: owner.token }),
+      api.delete(`/api/works/${work.id}`, { token: owner.token }),
     ])
     assert.deepEqual(answers.map((res) => res.statusCode).sort(), [204, 404])
     const rows = await h.databases.platform.db
@@ -290,7 +297,7 @@ describe('platform works: happy path', () => {
   it('members list the owner first, then members in the order they joined', async () => {
     const { owner, editor, viewer, work } = await sharedWork()
     for (const who of [owner, editor, viewer]) {
-      const res = await call(who, 'GET', `/api/works/${work.id}/members`)
+      const res = await api.get(`/api/works/${work.id}/members`, { token: who.token })
       assert.equal(res.statusCode, 200)
       assert.deepEqual(res.json(), {
         members: [
@@ -306,32 +313,40 @@ describe('platform works: happy path', () => {
     const owner = await account()
     const member = await account()
     const work = await createWork(owner, { name: 'Invite Me' })
-    const res = await call(owner, 'POST', `/api/works/${work.id}/members`, {
-      email: `  ${member.email.toUpperCase()} `,
-      role: 'editor',
-    })
+    const res = await api.post(
+      `/api/works/${work.id}/members`,
+      {
+        email: `  ${member.email.toUpperCase()} `,
+        role: 'editor',
+      },
+      { token: owner.token },
+    )
     assert.equal(res.statusCode, 201, res.body)
     assert.deepEqual(res.json(), { userId: member.id, email: member.email, role: 'editor' })
-    const seen = await call(member, 'GET', `/api/works/${work.id}`)
+    const seen = await api.get(`/api/works/${work.id}`, { token: member.token })
     assert.equal(seen.statusCode, 200)
     assert.equal(seen.json().role, 'editor')
   })
 
   it('removing a member answers 204 and they lose access (404)', async () => {
     const { owner, editor, work } = await sharedWork()
-    const res = await call(owner, 'DELETE', `/api/works/${work.id}/members/${editor.id}`)
+    const res = await api.delete(`/api/works/${work.id}/members/${editor.id}`, { token: owner.token })
     assert.equal(res.statusCode, 204)
     assert.equal(res.body, '')
-    assertError(await call(editor, 'GET', `/api/works/${work.id}`), 404, 'WORK_NOT_FOUND')
-    assertError(await call(editor, 'PATCH', `/api/works/${work.id}`, { name: 'x' }), 404, 'WORK_NOT_FOUND')
-    assert.equal((await call(editor, 'GET', '/api/works')).json().works.length, 0)
-    const members = (await call(owner, 'GET', `/api/works/${work.id}/members`)).json().members
+    assertError(await api.get(`/api/works/${work.id}`, { token: editor.token }), 404, 'WORK_NOT_FOUND')
+    assertError(
+      await api.patch(`/api/works/${work.id}`, { name: 'x' }, { token: editor.token }),
+      404,
+      'WORK_NOT_FOUND',
+    )
+    assert.equal((await api.get('/api/works', { token: editor.token })).json().works.length, 0)
+    const members = (await api.get(`/api/works/${work.id}/members`, { token: owner.token })).json().members
     assert.ok(!members.some((member: { userId: string }) => member.userId === editor.id))
   })
 
   it('an editor may change the work', async () => {
     const { editor, work } = await sharedWork()
-    const res = await call(editor, 'PATCH', `/api/works/${work.id}`, { name: 'Edited' })
+    const res = await api.patch(`/api/works/${work.id}`, { name: 'Edited' }, { token: editor.token })
     assert.equal(res.statusCode, 200, res.body)
     assert.equal(res.json().name, 'Edited')
     assert.equal(res.json().role, 'editor')
@@ -367,9 +382,9 @@ describe('platform works: errors', () => {
   it('an explicit slug the owner already uses is 409 SLUG_TAKEN', async () => {
     const owner = await account()
     await createWork(owner, { name: 'One', slug: 'taken' })
-    const res = await call(owner, 'POST', '/api/works', { name: 'Two', slug: 'taken' })
+    const res = await api.post('/api/works', { name: 'Two', slug: 'taken' }, { token: owner.token })
     assertError(res, 409, 'SLUG_TAKEN')
-    assert.equal((await call(owner, 'GET', '/api/works')).json().works.length, 1)
+    assert.equal((await api.get('/api/works', { token: owner.token })).json().works.length, 1)
   })
 
   for (const [label, name] of [
@@ -378,7 +393,7 @@ describe('platform works: errors', () => {
     ['a 101-character name', 'n'.repeat(101)],
   ] as const) {
     it(`create with ${label} is 400 naming body.name`, async () => {
-      const res = await call(await account(), 'POST', '/api/works', { name })
+      const res = await api.post('/api/works', { name }, { token: (await account()).token })
       assertError(res, 400, 'VALIDATION_ERROR')
       assert.equal(res.json().details[0].field, 'body.name')
     })
@@ -386,7 +401,7 @@ describe('platform works: errors', () => {
 
   it('create without a name is 400', async () => {
     assertError(
-      await call(await account(), 'POST', '/api/works', { slug: 'no-name' }),
+      await api.post('/api/works', { slug: 'no-name' }, { token: (await account()).token }),
       400,
       'VALIDATION_ERROR',
     )
@@ -399,7 +414,7 @@ describe('platform works: errors', () => {
 
   for (const slug of ['a', 'Upper-case', '-leading', 'under_score', 'sp ace', 'café', 's'.repeat(64)]) {
     it(`slug ${JSON.stringify(slug.length > 20 ? `${slug.slice(0, 8)}…(${slug.length})` : slug)} is 400`, async () => {
-      const res = await call(await account(), 'POST', '/api/works', { name: 'Slugged', slug })
+      const res = await api.post('/api/works', { name: 'Slugged', slug }, { token: (await account()).token })
       assertError(res, 400, 'VALIDATION_ERROR')
       assert.equal(res.json().details[0].field, 'body.slug')
     })
@@ -413,74 +428,106 @@ describe('platform works: errors', () => {
 
   it('a description over 2000 characters is 400', async () => {
     const owner = await account()
-    const res = await call(owner, 'POST', '/api/works', { name: 'Wordy', description: 'd'.repeat(2001) })
+    const res = await api.post(
+      '/api/works',
+      { name: 'Wordy', description: 'd'.repeat(2001) },
+      { token: owner.token },
+    )
     assertError(res, 400, 'VALIDATION_ERROR')
     const work = await createWork(owner, { name: 'Wordy' })
-    const patch = await call(owner, 'PATCH', `/api/works/${work.id}`, { description: 'd'.repeat(2001) })
+    const patch = await api.patch(
+      `/api/works/${work.id}`,
+      { description: 'd'.repeat(2001) },
+      { token: owner.token },
+    )
     assertError(patch, 400, 'VALIDATION_ERROR')
   })
 
   it('patch with a blank or too long name is 400 and changes nothing', async () => {
     const owner = await account()
     const work = await createWork(owner, { name: 'Keep' })
-    assertError(await call(owner, 'PATCH', `/api/works/${work.id}`, { name: '  ' }), 400, 'VALIDATION_ERROR')
     assertError(
-      await call(owner, 'PATCH', `/api/works/${work.id}`, { name: 'n'.repeat(101) }),
+      await api.patch(`/api/works/${work.id}`, { name: '  ' }, { token: owner.token }),
       400,
       'VALIDATION_ERROR',
     )
-    assert.equal((await call(owner, 'GET', `/api/works/${work.id}`)).json().name, 'Keep')
+    assertError(
+      await api.patch(`/api/works/${work.id}`, { name: 'n'.repeat(101) }, { token: owner.token }),
+      400,
+      'VALIDATION_ERROR',
+    )
+    assert.equal((await api.get(`/api/works/${work.id}`, { token: owner.token })).json().name, 'Keep')
   })
 
   it('a viewer may read but not change, delete or share the work (403)', async () => {
     const { owner, viewer, work } = await sharedWork()
-    assert.equal((await call(viewer, 'GET', `/api/works/${work.id}`)).statusCode, 200)
-    assert.equal((await call(viewer, 'GET', `/api/works/${work.id}/members`)).statusCode, 200)
+    assert.equal((await api.get(`/api/works/${work.id}`, { token: viewer.token })).statusCode, 200)
+    assert.equal((await api.get(`/api/works/${work.id}/members`, { token: viewer.token })).statusCode, 200)
     assertError(
-      await call(viewer, 'PATCH', `/api/works/${work.id}`, { name: 'x' }),
+      await api.patch(`/api/works/${work.id}`, { name: 'x' }, { token: viewer.token }),
       403,
       'WORK_EDIT_FORBIDDEN',
     )
-    assertError(await call(viewer, 'DELETE', `/api/works/${work.id}`), 403, 'WORK_OWNER_REQUIRED')
+    assertError(
+      await api.delete(`/api/works/${work.id}`, { token: viewer.token }),
+      403,
+      'WORK_OWNER_REQUIRED',
+    )
     const outsider = await account()
     assertError(
-      await call(viewer, 'POST', `/api/works/${work.id}/members`, { email: outsider.email, role: 'viewer' }),
+      await api.post(
+        `/api/works/${work.id}/members`,
+        { email: outsider.email, role: 'viewer' },
+        { token: viewer.token },
+      ),
       403,
       'WORK_OWNER_REQUIRED',
     )
     assertError(
-      await call(viewer, 'DELETE', `/api/works/${work.id}/members/${owner.id}`),
+      await api.delete(`/api/works/${work.id}/members/${owner.id}`, { token: viewer.token }),
       403,
       'WORK_OWNER_REQUIRED',
     )
-    assert.equal((await call(owner, 'GET', `/api/works/${work.id}`)).json().name, 'Shared Guide')
+    assert.equal((await api.get(`/api/works/${work.id}`, { token: owner.token })).json().name, 'Shared Guide')
   })
 
   it('an editor may not delete the work, add or remove members (403)', async () => {
     const { owner, editor, viewer, work } = await sharedWork()
-    assertError(await call(editor, 'DELETE', `/api/works/${work.id}`), 403, 'WORK_OWNER_REQUIRED')
+    assertError(
+      await api.delete(`/api/works/${work.id}`, { token: editor.token }),
+      403,
+      'WORK_OWNER_REQUIRED',
+    )
     const outsider = await account()
     assertError(
-      await call(editor, 'POST', `/api/works/${work.id}/members`, { email: outsider.email, role: 'viewer' }),
+      await api.post(
+        `/api/works/${work.id}/members`,
+        { email: outsider.email, role: 'viewer' },
+        { token: editor.token },
+      ),
       403,
       'WORK_OWNER_REQUIRED',
     )
     assertError(
-      await call(editor, 'DELETE', `/api/works/${work.id}/members/${viewer.id}`),
+      await api.delete(`/api/works/${work.id}/members/${viewer.id}`, { token: editor.token }),
       403,
       'WORK_OWNER_REQUIRED',
     )
-    assert.equal((await call(owner, 'GET', `/api/works/${work.id}`)).statusCode, 200)
-    assert.equal((await call(viewer, 'GET', `/api/works/${work.id}`)).statusCode, 200)
+    assert.equal((await api.get(`/api/works/${work.id}`, { token: owner.token })).statusCode, 200)
+    assert.equal((await api.get(`/api/works/${work.id}`, { token: viewer.token })).statusCode, 200)
   })
 
   it('adding an email without an account is 404 USER_NOT_FOUND', async () => {
     const owner = await account()
     const work = await createWork(owner, { name: 'Lonely' })
-    const res = await call(owner, 'POST', `/api/works/${work.id}/members`, {
-      email: uniqueEmail(),
-      role: 'viewer',
-    })
+    const res = await api.post(
+      `/api/works/${work.id}/members`,
+      {
+        email: uniqueEmail(),
+        role: 'viewer',
+      },
+      { token: owner.token },
+    )
     assertError(res, 404, 'USER_NOT_FOUND')
     assert.equal(res.json().message, 'No account with this email')
   })
@@ -488,21 +535,29 @@ describe('platform works: errors', () => {
   it('adding the owner is 400 ALREADY_OWNER', async () => {
     const owner = await account()
     const work = await createWork(owner, { name: 'Mine alone' })
-    const res = await call(owner, 'POST', `/api/works/${work.id}/members`, {
-      email: owner.email,
-      role: 'editor',
-    })
+    const res = await api.post(
+      `/api/works/${work.id}/members`,
+      {
+        email: owner.email,
+        role: 'editor',
+      },
+      { token: owner.token },
+    )
     assertError(res, 400, 'ALREADY_OWNER')
   })
 
   it('adding an existing member again is 409 ALREADY_MEMBER and keeps their role', async () => {
     const { owner, viewer, work } = await sharedWork()
-    const res = await call(owner, 'POST', `/api/works/${work.id}/members`, {
-      email: viewer.email,
-      role: 'editor',
-    })
+    const res = await api.post(
+      `/api/works/${work.id}/members`,
+      {
+        email: viewer.email,
+        role: 'editor',
+      },
+      { token: owner.token },
+    )
     assertError(res, 409, 'ALREADY_MEMBER')
-    assert.equal((await call(viewer, 'GET', `/api/works/${work.id}`)).json().role, 'viewer')
+    assert.equal((await api.get(`/api/works/${work.id}`, { token: viewer.token })).json().role, 'viewer')
   })
 
   it('a role other than editor or viewer is 400', async () => {
@@ -510,7 +565,11 @@ describe('platform works: errors', () => {
     const member = await account()
     const work = await createWork(owner, { name: 'Roles' })
     for (const role of ['owner', 'admin', '']) {
-      const res = await call(owner, 'POST', `/api/works/${work.id}/members`, { email: member.email, role })
+      const res = await api.post(
+        `/api/works/${work.id}/members`,
+        { email: member.email, role },
+        { token: owner.token },
+      )
       assertError(res, 400, 'VALIDATION_ERROR')
     }
   })
@@ -521,7 +580,7 @@ describe('platform works: errors', () => {
     const work = await createWork(owner, { name: 'Members' })
     for (const userId of [stranger.id, owner.id, MISSING_ID, 'not-a-uuid']) {
       assertError(
-        await call(owner, 'DELETE', `/api/works/${work.id}/members/${userId}`),
+        await api.delete(`/api/works/${work.id}/members/${userId}`, { token: owner.token }),
         404,
         'MEMBER_NOT_FOUND',
       )
@@ -530,8 +589,8 @@ describe('platform works: errors', () => {
 
   it('an unknown work is 404 WORK_NOT_FOUND', async () => {
     const owner = await account()
-    assertError(await call(owner, 'GET', `/api/works/${MISSING_ID}`), 404, 'WORK_NOT_FOUND')
-    assertError(await call(owner, 'DELETE', `/api/works/${MISSING_ID}`), 404, 'WORK_NOT_FOUND')
+    assertError(await api.get(`/api/works/${MISSING_ID}`, { token: owner.token }), 404, 'WORK_NOT_FOUND')
+    assertError(await api.delete(`/api/works/${MISSING_ID}`, { token: owner.token }), 404, 'WORK_NOT_FOUND')
   })
 })
 
@@ -554,33 +613,36 @@ describe('platform works: security', () => {
       ...routes(work.id, owner.id),
     ]
     for (const [method, url, payload] of all) {
-      const res = await call(null, method, url, payload)
+      const res = await api.request(method, url, { body: payload })
       assert.equal(res.statusCode, 401, `${method} ${url}: ${res.body}`)
     }
     const garbage = await h.app.inject({ url: '/api/works', headers: { authorization: 'Bearer garbage' } })
     assert.equal(garbage.statusCode, 401)
-    assert.equal((await call(owner, 'GET', `/api/works/${work.id}`)).json().name, 'Locked')
+    assert.equal((await api.get(`/api/works/${work.id}`, { token: owner.token })).json().name, 'Locked')
   })
 
   it('a stranger gets 404 on every route of someone else’s work, and changes nothing', async () => {
     const { owner, editor, work } = await sharedWork()
     const stranger = await account()
     for (const [method, url, payload] of routes(work.id, editor.id)) {
-      const res = await call(stranger, method, url, payload)
+      const res = await api.request(method, url, { body: payload, token: stranger.token })
       assertError(res, 404, 'WORK_NOT_FOUND')
       assert.equal(res.json().message, 'Work not found')
     }
-    assert.equal((await call(stranger, 'GET', '/api/works')).json().works.length, 0)
-    const after = await call(owner, 'GET', `/api/works/${work.id}`)
+    assert.equal((await api.get('/api/works', { token: stranger.token })).json().works.length, 0)
+    const after = await api.get(`/api/works/${work.id}`, { token: owner.token })
     assert.equal(after.json().name, 'Shared Guide')
-    assert.equal((await call(owner, 'GET', `/api/works/${work.id}/members`)).json().members.length, 3)
+    assert.equal(
+      (await api.get(`/api/works/${work.id}/members`, { token: owner.token })).json().members.length,
+      3,
+    )
   })
 
   it('an unknown and another owner’s work answer the same 404', async () => {
     const other = await createWork(await account(), { name: 'Elsewhere' })
     const me = await account()
-    const theirs = await call(me, 'GET', `/api/works/${other.id}`)
-    const missing = await call(me, 'GET', `/api/works/${MISSING_ID}`)
+    const theirs = await api.get(`/api/works/${other.id}`, { token: me.token })
+    const missing = await api.get(`/api/works/${MISSING_ID}`, { token: me.token })
     assert.equal(theirs.statusCode, 404)
     assert.deepEqual(theirs.json(), missing.json())
   })
@@ -589,7 +651,11 @@ describe('platform works: security', () => {
     const owner = await account()
     for (const id of ['not-a-uuid', '123', "1' or '1'='1", '00000000-0000-4000-8000-00000000000g']) {
       for (const [method, url, payload] of routes(encodeURIComponent(id), owner.id)) {
-        assertError(await call(owner, method, url, payload), 404, 'WORK_NOT_FOUND')
+        assertError(
+          await api.request(method, url, { body: payload, token: owner.token }),
+          404,
+          'WORK_NOT_FOUND',
+        )
       }
     }
   })
@@ -597,8 +663,8 @@ describe('platform works: security', () => {
   it(race('two concurrent creates with the same slug: one 201, one 409'), async () => {
     const owner = await account()
     const answers = await Promise.all([
-      call(owner, 'POST', '/api/works', { name: 'Race A', slug: 'race' }),
-      call(owner, 'POST', '/api/works', { name: 'Race B', slug: 'race' }),
+      api.post('/api/works', { name: 'Race A', slug: 'race' }, { token: owner.token }),
+      api.post('/api/works', { name: 'Race B', slug: 'race' }, { token: owner.token }),
     ])
     assert.deepEqual(answers.map((res) => res.statusCode).sort(), [201, 409])
     assertError(answers.find((res) => res.statusCode === 409)!, 409, 'SLUG_TAKEN')
@@ -607,7 +673,7 @@ describe('platform works: security', () => {
   it(race('fifty creates of one name without a slug all answer 201, as name, name-2 … name-50'), async () => {
     const owner = await account()
     const answers = await Promise.all(
-      Array.from({ length: 50 }, () => call(owner, 'POST', '/api/works', { name: 'Busy Name' })),
+      Array.from({ length: 50 }, () => api.post('/api/works', { name: 'Busy Name' }, { token: owner.token })),
     )
     for (const res of answers) assert.equal(res.statusCode, 201, res.body)
     const expected = ['busy-name', ...Array.from({ length: 49 }, (_, i) => `busy-name-${i + 2}`)]
@@ -621,15 +687,15 @@ describe('platform works: security', () => {
     const work = await createWork(owner, { name: 'Mine', ownerId: other.id, role: 'viewer' })
     assert.equal(work.ownerId, owner.id)
     assert.equal(work.role, 'owner')
-    const patched = await call(owner, 'PATCH', `/api/works/${work.id}`, { ownerId: other.id })
+    const patched = await api.patch(`/api/works/${work.id}`, { ownerId: other.id }, { token: owner.token })
     assert.equal(patched.statusCode, 200)
     assert.equal(patched.json().ownerId, owner.id)
-    assertError(await call(other, 'GET', `/api/works/${work.id}`), 404, 'WORK_NOT_FOUND')
+    assertError(await api.get(`/api/works/${work.id}`, { token: other.token }), 404, 'WORK_NOT_FOUND')
   })
 
   it('an API key works on the works routes', async () => {
     const owner = await account()
-    const created = await call(owner, 'POST', '/api/auth/api-keys', { name: 'works script' })
+    const created = await api.post('/api/auth/api-keys', { name: 'works script' }, { token: owner.token })
     assert.ok(created.statusCode < 300, created.body)
     const key: string = created.json().key
     const res = await h.app.inject({
