@@ -118,7 +118,7 @@ export function paymentWebhookRoutes(app: App, deps: PaymentWebhookDeps) {
           } catch {
             return reply.code(400).send({ error: 'Invalid JSON body' })
           }
-          // The id a provider sends outside the body (Polar's `webhook-id`, Solidgate's `x-request-id`).
+          // The id a provider sends outside the body, in the header its descriptor names.
           const headerId =
             'idHeader' in webhook ? headerValues(req.headers, webhook.idHeader)[0]?.slice(0, 255) : undefined
           const normalised = webhook.normalise(payload, headerId)
