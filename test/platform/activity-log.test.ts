@@ -6,11 +6,15 @@ import { activityLog } from '../../src/platform/activity-log/tables.ts'
 import { works } from '../../src/platform/works/tables.ts'
 import { startAnalyticsFake } from '../fakes/analytics.ts'
 import { type PlatformHarness, startPlatform, uniqueEmail } from '../helpers/apps.ts'
+import { type Requests, requests } from '../helpers/requests.ts'
 
 let h: PlatformHarness
+/** Requests to the activity log; each names its account's token. */
+let api: Requests
 
 before(async () => {
   h = await startPlatform()
+  api = requests(h)
 })
 after(() => h.close())
 
@@ -47,9 +51,8 @@ async function addWork(owner: Account, name = 'Coffee Guide', status = 'IDLE' as
   return work!
 }
 
-const get = (who: Account, url: string) => h.app.inject({ url, headers: who.headers })
 const list = async (who: Account, query = '') => {
-  const res = await get(who, `/api/activity-log${query}`)
+  const res = await api.get(`/api/activity-log${query}`, { token: who.token })
   assert.equal(res.statusCode, 200, res.body)
   return res.json() as { activities: Record<string, unknown>[]; total: number }
 }
@@ -103,7 +106,7 @@ describe('activity log: rows from domain events', () => {
     const base = { userId: me.id, workId: work.id, workName: work.name }
     await setWorkStatus(work.id, 'GENERATING')
     await h.emit({ type: 'WorkGenerationStarted', ...base })
-    assert.equal((await get(me, '/api/activity-log/running-count')).json().count, 1)
+    assert.equal((await api.get('/api/activity-log/running-count', { token: me.token })).json().count, 1)
     await h.emit({
       type: 'WorkGenerationCompleted',
       ...base,
@@ -115,7 +118,7 @@ describe('activity log: rows from domain events', () => {
     assert.equal(activities[0]?.status, 'completed')
     assert.equal(activities[0]?.action, 'generation.completed')
     assert.deepEqual(activities[0]?.details, { generateStatus: 'COMPLETED', itemsCount: 42 })
-    assert.equal((await get(me, '/api/activity-log/running-count')).json().count, 0)
+    assert.equal((await api.get('/api/activity-log/running-count', { token: me.token })).json().count, 0)
   })
 
   it('deployment rows close as completed, failed or cancelled', async () => {
@@ -199,7 +202,7 @@ describe('activity log: reads', () => {
     assert.equal((await list(me, '?limit=10&offset=3')).total, 5, 'a short last page')
     const past = await list(me, '?offset=50')
     assert.deepEqual([past.activities.length, past.total], [0, 5], 'a page past the end')
-    const summary = (await get(me, '/api/activity-log/summary')).json()
+    const summary = (await api.get('/api/activity-log/summary', { token: me.token })).json()
     assert.deepEqual(summary, {
       counts: { pending: 0, in_progress: 0, completed: 4, failed: 1, cancelled: 0 },
     })
@@ -262,13 +265,17 @@ describe('activity log: reads', () => {
       workName: work.name,
     })
     const [entry] = (await list(me)).activities.filter((row) => row.actionType === 'generation')
-    const mine = await get(me, `/api/activity-log/${entry?.id}`)
+    const mine = await api.get(`/api/activity-log/${entry?.id}`, { token: me.token })
     assert.equal(mine.statusCode, 200)
     assert.deepEqual(mine.json().details.liveLogs, ['fetching sources', 'writing items'])
-    const theirs = await get(stranger, `/api/activity-log/${entry?.id}`)
+    const theirs = await api.get(`/api/activity-log/${entry?.id}`, { token: stranger.token })
     assert.equal(theirs.statusCode, 404)
-    assert.equal((await get(me, '/api/activity-log/not-a-uuid')).statusCode, 404)
-    assert.equal((await get(me, '/api/activity-log/00000000-0000-4000-8000-000000000000')).statusCode, 404)
+    assert.equal((await api.get('/api/activity-log/not-a-uuid', { token: me.token })).statusCode, 404)
+    assert.equal(
+      (await api.get('/api/activity-log/00000000-0000-4000-8000-000000000000', { token: me.token }))
+        .statusCode,
+      404,
+    )
   })
 
   it('entries of a deleted work are kept with workId null', async () => {
@@ -293,7 +300,7 @@ describe('activity log: reads', () => {
     `?search=${'x'.repeat(201)}`,
   ]) {
     it(`answers 400 for ${query.slice(0, 40)}`, async () => {
-      const res = await get(await account(), `/api/activity-log${query}`)
+      const res = await api.get(`/api/activity-log${query}`, { token: (await account()).token })
       assert.equal(res.statusCode, 400, res.body)
       assert.ok(res.json().details[0].field.startsWith('query.'))
     })
@@ -351,9 +358,17 @@ describe('activity log: reconciliation', () => {
       workName: work.name,
     })
     await setWorkStatus(work.id, 'COMPLETED')
-    assert.equal((await get(me, '/api/activity-log/running-count')).json().count, 1, 'within 5 s: reused')
+    assert.equal(
+      (await api.get('/api/activity-log/running-count', { token: me.token })).json().count,
+      1,
+      'within 5 s: reused',
+    )
     h.clock.advance(5000)
-    assert.equal((await get(me, '/api/activity-log/running-count')).json().count, 0, 'after 5 s: a new pass')
+    assert.equal(
+      (await api.get('/api/activity-log/running-count', { token: me.token })).json().count,
+      0,
+      'after 5 s: a new pass',
+    )
   })
 })
 
@@ -385,7 +400,7 @@ describe('activity log: CSV export', () => {
         h.databases.platform.db,
       )
     }
-    const res = await get(me, '/api/activity-log/export')
+    const res = await api.get('/api/activity-log/export', { token: me.token })
     assert.equal(res.statusCode, 200)
     assert.match(String(res.headers['content-type']), /^text\/csv/)
     assert.equal(res.headers['content-disposition'], 'attachment; filename=activity-log.csv')
@@ -413,11 +428,15 @@ describe('activity log: CSV export', () => {
       select ${me.id}::uuid, 'item_added', 'item_added', 'completed', 'bulk row ' || n,
              to_timestamp((${start}::bigint - n) / 1000.0), to_timestamp((${start}::bigint - n) / 1000.0)
       from generate_series(1, 10050) as n`)
-    const all = parse((await get(me, '/api/activity-log/export?actionType=item_added')).body) as string[][]
+    const all = parse(
+      (await api.get('/api/activity-log/export?actionType=item_added', { token: me.token })).body,
+    ) as string[][]
     assert.equal(all.length, 1 + 10_000)
     assert.equal(all[1]?.[5], 'bulk row 1')
     assert.equal(new Set(all.slice(1).map((record) => record[0])).size, 10_000, 'no row twice')
-    const filtered = parse((await get(me, '/api/activity-log/export?search=row%2010049')).body) as string[][]
+    const filtered = parse(
+      (await api.get('/api/activity-log/export?search=row%2010049', { token: me.token })).body,
+    ) as string[][]
     assert.deepEqual(
       filtered.slice(1).map((record) => record[5]),
       ['bulk row 10049'],
@@ -425,7 +444,9 @@ describe('activity log: CSV export', () => {
   })
 
   it('a bad filter is 400 before any CSV is sent', async () => {
-    const res = await get(await account(), '/api/activity-log/export?dateFrom=2026-02-31T99:00')
+    const res = await api.get('/api/activity-log/export?dateFrom=2026-02-31T99:00', {
+      token: (await account()).token,
+    })
     assert.equal(res.statusCode, 400)
     assert.match(String(res.headers['content-type']), /json/)
   })
@@ -524,7 +545,7 @@ describe('activity log: reconciliation of deployments', () => {
     const recent = await addWork(me, 'Recent site')
     await h.emit({ type: 'DeploymentDispatched', ...deploy, workId: recent.id, workName: recent.name })
     assert.equal(
-      (await get(me, '/api/activity-log/running-count')).json().count,
+      (await api.get('/api/activity-log/running-count', { token: me.token })).json().count,
       1,
       'only the recent one runs',
     )

@@ -5,22 +5,21 @@ import { SignJWT } from 'jose'
 import { refreshTokens, users } from '../../src/platform/auth/tables.ts'
 import { startPlatform, uniqueEmail } from '../helpers/apps.ts'
 import { race } from '../helpers/database.ts'
+import { type Requests, requests } from '../helpers/requests.ts'
 
 type Harness = Awaited<ReturnType<typeof startPlatform>>
 let h: Harness
+/** Requests as an account's client sends them. */
+let api: Requests
 
 before(async () => {
   h = await startPlatform()
+  api = requests(h)
 })
 after(() => h.close())
 
-const post = (url: string, payload: unknown, headers: Record<string, string> = {}) =>
-  h.app.inject({ method: 'POST', url, payload: payload as object, headers })
-const me = (token: string) =>
-  h.app.inject({ url: '/api/auth/me', headers: { authorization: `Bearer ${token}` } })
-
 async function register(email = uniqueEmail(), password = 'a good password', name?: string) {
-  const res = await post('/api/auth/register', { email, password, ...(name ? { name } : {}) })
+  const res = await api.post('/api/auth/register', { email, password, ...(name ? { name } : {}) })
   assert.equal(res.statusCode, 201, res.body)
   return res.json()
 }
@@ -34,39 +33,39 @@ describe('platform accounts: happy path', () => {
     assert.equal(body.user.email, email)
     assert.equal(body.user.name, 'Ada Lovelace')
     assert.equal(body.expiresIn, 900)
-    assert.equal((await me(body.accessToken)).json().email, email)
+    assert.equal((await api.get('/api/auth/me', { token: body.accessToken })).json().email, email)
   })
 
   it('login works with any case of the email and answers the same shape', async () => {
     const email = uniqueEmail()
     const { user } = await register(email)
-    const res = await post('/api/auth/login', { email: email.toUpperCase(), password: 'a good password' })
+    const res = await api.post('/api/auth/login', { email: email.toUpperCase(), password: 'a good password' })
     assert.equal(res.statusCode, 200)
     assert.equal(res.json().user.id, user.id)
     assert.equal(res.json().expiresIn, 900)
-    assert.deepEqual((await me(res.json().accessToken)).json(), user)
+    assert.deepEqual((await api.get('/api/auth/me', { token: res.json().accessToken })).json(), user)
   })
 
   it('refresh returns a new working pair', async () => {
     const first = await register()
-    const res = await post('/api/auth/refresh', { refreshToken: first.refreshToken })
+    const res = await api.post('/api/auth/refresh', { refreshToken: first.refreshToken })
     assert.equal(res.statusCode, 200)
     const next = res.json()
     assert.notEqual(next.refreshToken, first.refreshToken)
-    assert.equal((await me(next.accessToken)).statusCode, 200)
-    assert.equal((await post('/api/auth/refresh', { refreshToken: next.refreshToken })).statusCode, 200)
+    assert.equal((await api.get('/api/auth/me', { token: next.accessToken })).statusCode, 200)
+    assert.equal((await api.post('/api/auth/refresh', { refreshToken: next.refreshToken })).statusCode, 200)
   })
 
   it('logout answers 204 and the refresh token stops working', async () => {
     const { refreshToken } = await register()
-    const res = await post('/api/auth/logout', { refreshToken })
+    const res = await api.post('/api/auth/logout', { refreshToken })
     assert.equal(res.statusCode, 204)
     assert.equal(res.body, '')
-    assert.equal((await post('/api/auth/refresh', { refreshToken })).statusCode, 401)
+    assert.equal((await api.post('/api/auth/refresh', { refreshToken })).statusCode, 401)
   })
 
   it('logout of an unknown token is still 204', async () => {
-    assert.equal((await post('/api/auth/logout', { refreshToken: 'never-issued' })).statusCode, 204)
+    assert.equal((await api.post('/api/auth/logout', { refreshToken: 'never-issued' })).statusCode, 204)
   })
 })
 
@@ -74,7 +73,10 @@ describe('platform accounts: errors', () => {
   it('an email taken in another case is 409 in the platform error shape', async () => {
     const email = uniqueEmail()
     await register(email)
-    const res = await post('/api/auth/register', { email: email.toUpperCase(), password: 'another password' })
+    const res = await api.post('/api/auth/register', {
+      email: email.toUpperCase(),
+      password: 'another password',
+    })
     assert.equal(res.statusCode, 409)
     assert.deepEqual(res.json(), {
       statusCode: 409,
@@ -100,7 +102,7 @@ describe('platform accounts: errors', () => {
     ],
   ] as const) {
     it(`register with ${label} is 400 naming ${field}`, async () => {
-      const res = await post('/api/auth/register', payload)
+      const res = await api.post('/api/auth/register', payload)
       assert.equal(res.statusCode, 400)
       const body = res.json()
       assert.equal(body.code, 'VALIDATION_ERROR')
@@ -116,8 +118,8 @@ describe('platform accounts: errors', () => {
   it('wrong password and unknown email get the same 401', async () => {
     const email = uniqueEmail()
     await register(email)
-    const wrong = await post('/api/auth/login', { email, password: 'not the password' })
-    const unknown = await post('/api/auth/login', { email: uniqueEmail(), password: 'not the password' })
+    const wrong = await api.post('/api/auth/login', { email, password: 'not the password' })
+    const unknown = await api.post('/api/auth/login', { email: uniqueEmail(), password: 'not the password' })
     assert.equal(wrong.statusCode, 401)
     assert.deepEqual(wrong.json(), unknown.json())
     assert.equal(wrong.json().message, 'Wrong email or password')
@@ -127,14 +129,14 @@ describe('platform accounts: errors', () => {
     assert.equal((await h.app.inject({ url: '/api/auth/me' })).statusCode, 401)
     const basic = await h.app.inject({ url: '/api/auth/me', headers: { authorization: 'Basic abc' } })
     assert.equal(basic.statusCode, 401)
-    assert.equal((await me('garbage')).statusCode, 401)
+    assert.equal((await api.get('/api/auth/me', { token: 'garbage' })).statusCode, 401)
   })
 
   it('an expired access token is 401', async () => {
     const { accessToken } = await register()
     h.clock.advance(15 * 60_000 + 1000)
     try {
-      const res = await me(accessToken)
+      const res = await api.get('/api/auth/me', { token: accessToken })
       assert.equal(res.statusCode, 401)
       assert.equal(res.json().code, 'INVALID_TOKEN')
     } finally {
@@ -148,9 +150,9 @@ describe('platform accounts: errors', () => {
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString())
     claims.sub = '00000000-0000-4000-8000-000000000000'
     const forged = `${header}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.${signature}`
-    assert.equal((await me(forged)).statusCode, 401)
+    assert.equal((await api.get('/api/auth/me', { token: forged })).statusCode, 401)
     const flipped = `${header}.${payload}.${signature.slice(0, -2)}${signature.endsWith('AA') ? 'BB' : 'AA'}`
-    assert.equal((await me(flipped)).statusCode, 401)
+    assert.equal((await api.get('/api/auth/me', { token: flipped })).statusCode, 401)
   })
 
   it('a token signed with another secret, or unsigned, is 401', async () => {
@@ -163,18 +165,18 @@ describe('platform accounts: errors', () => {
       .setIssuedAt()
       .setExpirationTime('15m')
       .sign(new TextEncoder().encode('x'.repeat(48)))
-    assert.equal((await me(other)).statusCode, 401)
+    assert.equal((await api.get('/api/auth/me', { token: other })).statusCode, 401)
     const none = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(
       JSON.stringify({ sub: user.id, typ: 'access', exp: 9999999999 }),
     ).toString('base64url')}.`
-    assert.equal((await me(none)).statusCode, 401)
+    assert.equal((await api.get('/api/auth/me', { token: none })).statusCode, 401)
   })
 
   it('an expired refresh token is 401', async () => {
     const { refreshToken } = await register()
     h.clock.advance(31 * 86_400_000)
     try {
-      const res = await post('/api/auth/refresh', { refreshToken })
+      const res = await api.post('/api/auth/refresh', { refreshToken })
       assert.equal(res.statusCode, 401)
       assert.equal(res.json().code, 'REFRESH_TOKEN_EXPIRED')
     } finally {
@@ -186,28 +188,28 @@ describe('platform accounts: errors', () => {
 describe('platform accounts: security', () => {
   it('a spent refresh token is 401 and revokes its whole family', async () => {
     const first = await register()
-    const second = (await post('/api/auth/refresh', { refreshToken: first.refreshToken })).json()
-    const reuse = await post('/api/auth/refresh', { refreshToken: first.refreshToken })
+    const second = (await api.post('/api/auth/refresh', { refreshToken: first.refreshToken })).json()
+    const reuse = await api.post('/api/auth/refresh', { refreshToken: first.refreshToken })
     assert.equal(reuse.statusCode, 401)
     assert.equal(reuse.json().code, 'REFRESH_TOKEN_REUSED')
     // The legitimate successor dies with the family.
-    assert.equal((await post('/api/auth/refresh', { refreshToken: second.refreshToken })).statusCode, 401)
+    assert.equal((await api.post('/api/auth/refresh', { refreshToken: second.refreshToken })).statusCode, 401)
   })
 
   it('reuse revokes only that login, not the account’s other logins', async () => {
     const email = uniqueEmail()
     const first = await register(email)
-    const other = (await post('/api/auth/login', { email, password: 'a good password' })).json()
-    await post('/api/auth/refresh', { refreshToken: first.refreshToken })
-    await post('/api/auth/refresh', { refreshToken: first.refreshToken })
-    assert.equal((await post('/api/auth/refresh', { refreshToken: other.refreshToken })).statusCode, 200)
+    const other = (await api.post('/api/auth/login', { email, password: 'a good password' })).json()
+    await api.post('/api/auth/refresh', { refreshToken: first.refreshToken })
+    await api.post('/api/auth/refresh', { refreshToken: first.refreshToken })
+    assert.equal((await api.post('/api/auth/refresh', { refreshToken: other.refreshToken })).statusCode, 200)
   })
 
   it(race('two concurrent refreshes of one token yield at most one new pair'), async () => {
     const { refreshToken } = await register()
     const answers = await Promise.all([
-      post('/api/auth/refresh', { refreshToken }),
-      post('/api/auth/refresh', { refreshToken }),
+      api.post('/api/auth/refresh', { refreshToken }),
+      api.post('/api/auth/refresh', { refreshToken }),
     ])
     assert.equal(answers.filter((res) => res.statusCode === 200).length, 1)
   })
@@ -234,12 +236,12 @@ describe('platform accounts: security', () => {
     const name = "Robert'); DROP TABLE platform.users;--"
     const body = await register(uniqueEmail(), 'a good password', name)
     assert.equal(body.user.name, name)
-    assert.equal((await post('/api/auth/login', { email, password: 'whatever1' })).statusCode, 401)
-    assert.equal((await me(body.accessToken)).json().name, name)
+    assert.equal((await api.post('/api/auth/login', { email, password: 'whatever1' })).statusCode, 401)
+    assert.equal((await api.get('/api/auth/me', { token: body.accessToken })).json().name, name)
   })
 
   it('responses never carry the password or its hash', async () => {
-    const res = await post('/api/auth/register', { email: uniqueEmail(), password: 'a good password' })
+    const res = await api.post('/api/auth/register', { email: uniqueEmail(), password: 'a good password' })
     assert.ok(!res.body.includes('a good password'))
     assert.ok(!res.body.includes('argon2'))
   })

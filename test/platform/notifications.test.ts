@@ -18,11 +18,15 @@ import {
 import { notifications } from '../../src/platform/notifications/tables.ts'
 import { type PlatformHarness, startPlatform, uniqueEmail } from '../helpers/apps.ts'
 import { race } from '../helpers/database.ts'
+import { type Requests, requests } from '../helpers/requests.ts'
 
 let h: PlatformHarness
+/** Requests as an account's client sends them; each names its token. */
+let api: Requests
 
 before(async () => {
   h = await startPlatform()
+  api = requests(h)
 })
 after(() => h.close())
 
@@ -60,20 +64,15 @@ async function register(harness = h): Promise<Account> {
 
 const service = () => h.services.notifications
 
-const get = (account: Account, url: string) =>
-  h.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${account.token}` } })
-const post = (account: Account, url: string) =>
-  h.app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${account.token}` } })
-
 const listOf = async (account: Account, query = '') => {
-  const res = await get(account, `${BASE}${query}`)
+  const res = await api.get(`${BASE}${query}`, { token: account.token })
   assert.equal(res.statusCode, 200, res.body)
   return res.json() as { notifications: (Notification & { createdAt: string })[]; total: number }
 }
 const titlesOf = async (account: Account, query = '') =>
   (await listOf(account, query)).notifications.map((n) => n.title)
 const unreadCount = async (account: Account) => {
-  const res = await get(account, `${BASE}/unread-count`)
+  const res = await api.get(`${BASE}/unread-count`, { token: account.token })
   assert.equal(res.statusCode, 200, res.body)
   return res.json().count as number
 }
@@ -183,7 +182,10 @@ describe('notifications: reading', () => {
     const account = await register()
     const read = await make(account.userId, 'read')
     await make(account.userId, 'unread')
-    assert.equal((await post(account, `${BASE}/${read.id}/read`)).statusCode, 200)
+    assert.equal(
+      (await api.post(`${BASE}/${read.id}/read`, undefined, { token: account.token })).statusCode,
+      200,
+    )
 
     const unread = await listOf(account, '?unreadOnly=true')
     assert.deepEqual(
@@ -246,7 +248,7 @@ describe('notifications: reading', () => {
   ] as const) {
     it(`${query} is 400 naming ${field}`, async () => {
       const account = await register()
-      const res = await get(account, `${BASE}?${query}`)
+      const res = await api.get(`${BASE}?${query}`, { token: account.token })
       assert.equal(res.statusCode, 400, res.body)
       const body = res.json()
       assert.equal(body.code, 'VALIDATION_ERROR')
@@ -264,7 +266,10 @@ describe('notifications: reading', () => {
     await make(account.userId, 'expired', { expiresAt: new Date(h.clock.nowMs() - 1) })
     await make(account.userId, 'expiring', { expiresAt: new Date(h.clock.nowMs() + HOUR_MS) })
     const dismissed = await make(account.userId, 'dismissed')
-    assert.equal((await post(account, `${BASE}/${dismissed.id}/dismiss`)).statusCode, 200)
+    assert.equal(
+      (await api.post(`${BASE}/${dismissed.id}/dismiss`, undefined, { token: account.token })).statusCode,
+      200,
+    )
 
     assert.deepEqual((await titlesOf(account)).sort(), ['expiring', 'shown'])
     assert.equal((await listOf(account)).total, 2)
@@ -273,11 +278,11 @@ describe('notifications: reading', () => {
 
   it('unread-count answers {count} of the unread notifications, and falls as they are read', async () => {
     const account = await register()
-    assert.deepEqual((await get(account, `${BASE}/unread-count`)).json(), { count: 0 })
+    assert.deepEqual((await api.get(`${BASE}/unread-count`, { token: account.token })).json(), { count: 0 })
     const one = await make(account.userId, 'one')
     await make(account.userId, 'two')
     assert.equal(await unreadCount(account), 2)
-    await post(account, `${BASE}/${one.id}/read`)
+    await api.post(`${BASE}/${one.id}/read`, undefined, { token: account.token })
     assert.equal(await unreadCount(account), 1)
   })
 
@@ -292,7 +297,7 @@ describe('notifications: reading', () => {
       expiresAt: new Date(h.clock.nowMs() - 1),
     })
 
-    const res = await get(account, `${BASE}/persistent`)
+    const res = await api.get(`${BASE}/persistent`, { token: account.token })
     assert.equal(res.statusCode, 200, res.body)
     const body = res.json()
     assert.deepEqual(Object.keys(body), ['notifications'])
@@ -311,7 +316,7 @@ describe('notifications: read, read-all and dismiss', () => {
   it('read marks one read and answers {success:true}; reading it again changes nothing', async () => {
     const account = await register()
     const notification = await make(account.userId, 'to read')
-    const res = await post(account, `${BASE}/${notification.id}/read`)
+    const res = await api.post(`${BASE}/${notification.id}/read`, undefined, { token: account.token })
     assert.equal(res.statusCode, 200, res.body)
     assert.deepEqual(res.json(), { success: true })
     const [listed] = (await listOf(account)).notifications
@@ -320,7 +325,10 @@ describe('notifications: read, read-all and dismiss', () => {
     assert.deepEqual(readAt, h.clock.now())
 
     h.clock.advance(1000)
-    assert.deepEqual((await post(account, `${BASE}/${notification.id}/read`)).json(), { success: true })
+    assert.deepEqual(
+      (await api.post(`${BASE}/${notification.id}/read`, undefined, { token: account.token })).json(),
+      { success: true },
+    )
     assert.deepEqual((await rowOf(notification.id))?.readAt, readAt)
   })
 
@@ -328,38 +336,44 @@ describe('notifications: read, read-all and dismiss', () => {
     const account = await register()
     const other = await register()
     const alreadyRead = await make(account.userId, 'already read')
-    await post(account, `${BASE}/${alreadyRead.id}/read`)
+    await api.post(`${BASE}/${alreadyRead.id}/read`, undefined, { token: account.token })
     await make(account.userId, 'a')
     await make(account.userId, 'b')
     await make(account.userId, 'expired', { expiresAt: new Date(h.clock.nowMs() - 1) })
     await make(other.userId, 'someone else’s')
 
-    const res = await post(account, `${BASE}/read-all`)
+    const res = await api.post(`${BASE}/read-all`, undefined, { token: account.token })
     assert.equal(res.statusCode, 200, res.body)
     assert.deepEqual(res.json(), { success: true, count: 2 })
     assert.equal(await unreadCount(account), 0)
     assert.equal(await unreadCount(other), 1)
-    assert.deepEqual((await post(account, `${BASE}/read-all`)).json(), { success: true, count: 0 })
+    assert.deepEqual((await api.post(`${BASE}/read-all`, undefined, { token: account.token })).json(), {
+      success: true,
+      count: 0,
+    })
   })
 
   it('dismiss hides one and answers {success:true}; dismissing it again is fine', async () => {
     const account = await register()
     const notification = await make(account.userId, 'to dismiss')
     await make(account.userId, 'kept')
-    const res = await post(account, `${BASE}/${notification.id}/dismiss`)
+    const res = await api.post(`${BASE}/${notification.id}/dismiss`, undefined, { token: account.token })
     assert.equal(res.statusCode, 200, res.body)
     assert.deepEqual(res.json(), { success: true })
     assert.deepEqual(await titlesOf(account), ['kept'])
     const row = await rowOf(notification.id)
     assert.equal(row?.isDismissed, true)
     assert.deepEqual(row?.dismissedAt, h.clock.now())
-    assert.deepEqual((await post(account, `${BASE}/${notification.id}/dismiss`)).json(), { success: true })
+    assert.deepEqual(
+      (await api.post(`${BASE}/${notification.id}/dismiss`, undefined, { token: account.token })).json(),
+      { success: true },
+    )
   })
 
   it('dismissing a persistent notification is 400 NOTIFICATION_PERSISTENT, and it stays', async () => {
     const account = await register()
     const banner = await make(account.userId, 'banner', { isPersistent: true })
-    const res = await post(account, `${BASE}/${banner.id}/dismiss`)
+    const res = await api.post(`${BASE}/${banner.id}/dismiss`, undefined, { token: account.token })
     assert.equal(res.statusCode, 400, res.body)
     assert.equal(res.json().code, 'NOTIFICATION_PERSISTENT')
     assert.equal((await rowOf(banner.id))?.isDismissed, false)
@@ -373,7 +387,7 @@ describe('notifications: read, read-all and dismiss', () => {
     const banner = await make(owner.userId, 'private banner', { isPersistent: true })
     for (const id of [notification.id, banner.id]) {
       for (const action of ['read', 'dismiss']) {
-        const res = await post(stranger, `${BASE}/${id}/${action}`)
+        const res = await api.post(`${BASE}/${id}/${action}`, undefined, { token: stranger.token })
         assert.equal(res.statusCode, 404, `${action}: ${res.body}`)
         assert.equal(res.json().code, 'NOTIFICATION_NOT_FOUND')
       }
@@ -387,7 +401,9 @@ describe('notifications: read, read-all and dismiss', () => {
     const account = await register()
     for (const id of ['5b0c8a52-8a4e-4f8e-9d7e-3f1f3c2a9b10', 'not-an-id', '1', "x'; drop table x; --"]) {
       for (const action of ['read', 'dismiss']) {
-        const res = await post(account, `${BASE}/${encodeURIComponent(id)}/${action}`)
+        const res = await api.post(`${BASE}/${encodeURIComponent(id)}/${action}`, undefined, {
+          token: account.token,
+        })
         assert.equal(res.statusCode, 404, `${action} ${id}: ${res.body}`)
         assert.equal(res.json().code, 'NOTIFICATION_NOT_FOUND')
       }
@@ -623,7 +639,10 @@ describe('notifications: deduplication', () => {
     const account = await register()
     const first = await service().create(info(account.userId, 'first', { deduplicationKey: 'again' }))
     assert.ok(first)
-    assert.equal((await post(account, `${BASE}/${first.id}/dismiss`)).statusCode, 200)
+    assert.equal(
+      (await api.post(`${BASE}/${first.id}/dismiss`, undefined, { token: account.token })).statusCode,
+      200,
+    )
     const second = await service().create(info(account.userId, 'second', { deduplicationKey: 'again' }))
     assert.ok(second, 'the alert fires again once the earlier one is dismissed')
     assert.deepEqual(await titlesOf(account), ['second'])

@@ -8,20 +8,25 @@ import {
   startPlatform,
   uniqueEmail,
 } from '../helpers/apps.ts'
+import { type Requests, requests } from '../helpers/requests.ts'
 
 let h: PlatformHarness
+/** Requests from the address each names (the harness lets 127.0.0.1 through). */
+let api: Requests
 before(async () => {
   // The harness lets 127.0.0.1 through for other tests' sake; these requests come from other addresses.
   h = await startPlatform()
+  api = requests(h)
 })
 after(() => h.close())
 
-const post = (url: string, payload: object, remoteAddress: string, harness = h) =>
-  harness.app.inject({ method: 'POST', url, payload, remoteAddress })
-
 async function registered(remoteAddress = randomAddress()) {
   const email = uniqueEmail('limits')
-  const res = await post('/api/auth/register', { email, password: 'a good password' }, remoteAddress)
+  const res = await api.post(
+    '/api/auth/register',
+    { email, password: 'a good password' },
+    { address: remoteAddress },
+  )
   assert.equal(res.statusCode, 201, res.body)
   return { email, refreshToken: res.json().refreshToken as string }
 }
@@ -39,29 +44,29 @@ describe('platform account routes are rate limited per client IP', () => {
   it('allows 3 registrations per hour, then 429 with Retry-After; another IP is not limited', async () => {
     const address = randomAddress()
     for (let n = 1; n <= 3; n++) {
-      const res = await post(
+      const res = await api.post(
         '/api/auth/register',
         { email: uniqueEmail(), password: 'a good password' },
-        address,
+        { address },
       )
       assert.equal(res.statusCode, 201)
       assert.equal(res.headers['x-ratelimit-limit'], '3')
       assert.equal(res.headers['x-ratelimit-remaining'], String(3 - n))
     }
-    const denied = await post(
+    const denied = await api.post(
       '/api/auth/register',
       { email: uniqueEmail(), password: 'a good password' },
-      address,
+      { address },
     )
     assert.equal(denied.statusCode, 429)
     assert.equal(denied.json().code, 'RATE_LIMITED')
     assert.ok(Number(denied.headers['retry-after']) > 3500, 'about an hour')
     assert.equal((await registered()).email.includes('@'), true, 'another address registers')
     h.clock.advance(60 * 60_000)
-    const reopened = await post(
+    const reopened = await api.post(
       '/api/auth/register',
       { email: uniqueEmail(), password: 'a good password' },
-      address,
+      { address },
     )
     assert.equal(reopened.statusCode, 201, 'the window ends after an hour')
   })
@@ -71,10 +76,10 @@ describe('platform account routes are rate limited per client IP', () => {
     const { email } = await registered()
     for (let n = 0; n < 5; n++) {
       const password = n % 2 ? 'a good password' : 'a wrong password'
-      const res = await post('/api/auth/login', { email, password }, address)
+      const res = await api.post('/api/auth/login', { email, password }, { address })
       assert.equal(res.statusCode, n % 2 ? 200 : 401)
     }
-    const denied = await post('/api/auth/login', { email, password: 'a good password' }, address)
+    const denied = await api.post('/api/auth/login', { email, password: 'a good password' }, { address })
     assert.equal(denied.statusCode, 429)
     assert.ok(Number(denied.headers['retry-after']) <= 15 * 60)
   })
@@ -83,14 +88,14 @@ describe('platform account routes are rate limited per client IP', () => {
     const address = randomAddress()
     let { refreshToken } = await registered()
     for (let n = 0; n < 60; n++) {
-      const res = await post('/api/auth/refresh', { refreshToken }, address)
+      const res = await api.post('/api/auth/refresh', { refreshToken }, { address })
       assert.equal(res.statusCode, 200, `refresh ${n + 1}`)
       refreshToken = res.json().refreshToken
     }
-    const denied = await post('/api/auth/refresh', { refreshToken }, address)
+    const denied = await api.post('/api/auth/refresh', { refreshToken }, { address })
     assert.equal(denied.statusCode, 429)
     h.clock.advance(60_000)
-    assert.equal((await post('/api/auth/refresh', { refreshToken }, address)).statusCode, 200)
+    assert.equal((await api.post('/api/auth/refresh', { refreshToken }, { address })).statusCode, 200)
   })
 
   it('the platform and the directory count apart on the limiter they share', async () => {
@@ -123,20 +128,14 @@ describe('limits while Redis is unreachable', () => {
   it('registration is still limited, per instance, and /readyz says so', async () => {
     const address = randomAddress()
     for (let n = 0; n < 3; n++) {
-      const res = await post(
-        '/api/auth/register',
-        { email: uniqueEmail(), password: 'a good password' },
-        address,
-        offline,
-      )
+      const res = await api
+        .on(offline)
+        .post('/api/auth/register', { email: uniqueEmail(), password: 'a good password' }, { address })
       assert.equal(res.statusCode, 201)
     }
-    const denied = await post(
-      '/api/auth/register',
-      { email: uniqueEmail(), password: 'a good password' },
-      address,
-      offline,
-    )
+    const denied = await api
+      .on(offline)
+      .post('/api/auth/register', { email: uniqueEmail(), password: 'a good password' }, { address })
     assert.equal(denied.statusCode, 429, 'never unlimited')
     const ready = await offline.app.inject('/readyz')
     assert.equal(ready.statusCode, 200, 'the service answers')
