@@ -19,6 +19,7 @@ import { loadConfig } from '../src/config.ts'
 import { createPool, type Databases, serviceDatabase } from '../src/db/index.ts'
 import { ensureAdmin } from '../src/directory/admin/bootstrap.ts'
 import { buildDirectoryApp } from '../src/directory/app.ts'
+import { itemCollections } from '../src/directory/collections/memberships.ts'
 import type { AdminItemQuery } from '../src/directory/items/schemas.ts'
 import { createItemCountCache, createItemService } from '../src/directory/items/service.ts'
 import { createJobs } from '../src/jobs/index.ts'
@@ -264,9 +265,10 @@ const items = createItemService({
   log,
   caches: [],
   counts: createItemCountCache(systemClock),
-  // Only its reads run here: the writes it hands to other modules are never asked for.
+  // Only its reads run here: the writes it hands to other modules are never asked for (an item's collection
+  // ids are read in its admin answer, through the collections' own fragment).
   categories: { adjustCounts: readsOnly },
-  collections: { setItemCollections: readsOnly },
+  collections: { ...itemCollections, unknownIds: readsOnly, set: readsOnly },
   profiles: { countSubmission: readsOnly },
 })
 

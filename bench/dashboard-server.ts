@@ -27,6 +27,7 @@ import { countRows } from '../src/db/queries.ts'
 import { ensureAdmin } from '../src/directory/admin/bootstrap.ts'
 import { buildDirectoryApp } from '../src/directory/app.ts'
 import { computeClientStats } from '../src/directory/clients/stats.ts'
+import { itemCollections } from '../src/directory/collections/memberships.ts'
 import { createCommentService } from '../src/directory/comments/service.ts'
 import { createDashboardCache, createDashboardService } from '../src/directory/dashboard/service.ts'
 import { createItemCountCache, createItemService } from '../src/directory/items/service.ts'
@@ -307,9 +308,10 @@ const itemService = createItemService({
   log,
   caches: [],
   counts: createItemCountCache(systemClock),
-  // Only its reads run here: the writes it hands to other modules are never asked for.
+  // Only its reads run here: the writes it hands to other modules are never asked for (an item's collection
+  // ids are read in its admin answer, through the collections' own fragment).
   categories: { adjustCounts: readsOnly },
-  collections: { setItemCollections: readsOnly },
+  collections: { ...itemCollections, unknownIds: readsOnly, set: readsOnly },
   profiles: { countSubmission: readsOnly },
 })
 const commentService = createCommentService({ db, clock: systemClock, moderation: () => 'pre' })

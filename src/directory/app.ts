@@ -12,6 +12,7 @@ import { appOrigins, createOriginCheck } from './auth/origin.ts'
 import { createSessionService } from './auth/sessions.ts'
 import { categoriesModule } from './categories/module.ts'
 import { clientsModule } from './clients/module.ts'
+import { itemCollections } from './collections/memberships.ts'
 import { collectionsModule } from './collections/module.ts'
 import { commentsModule } from './comments/module.ts'
 import { companiesModule } from './companies/module.ts'
@@ -188,7 +189,7 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
     alsoClears: [categories.cache, figures.clears.items],
     submissionsOpen: async () => (await site.site.settings()).data.submissions.enabled,
     categories: categories.categories,
-    collections: collections.collections,
+    collections: itemCollections,
     profiles: clients.profiles,
   })
   const notifications = notificationsModule({ db, clock, caches: [figures.clears.notices] })

@@ -179,44 +179,6 @@ export function createCollectionService({ db, clock, cache }: CollectionServiceD
   }
 
   return {
-    /**
-     * The item's collections become `collectionIds`, in the caller's transaction (an item's write): it
-     * leaves the others and joins the end of new ones.
-     */
-    async setItemCollections(tx: DbOrTx, itemId: string, collectionIds: readonly string[], at: Date) {
-      const current = await tx
-        .select({ id: collectionItems.collectionId })
-        .from(collectionItems)
-        .where(eq(collectionItems.itemId, itemId))
-      const currentIds = new Set(current.map((row) => row.id))
-      const wanted = new Set(collectionIds)
-      const leaving = [...currentIds].filter((id) => !wanted.has(id))
-      if (leaving.length > 0) {
-        await tx
-          .delete(collectionItems)
-          .where(and(eq(collectionItems.itemId, itemId), inArray(collectionItems.collectionId, leaving)))
-      }
-      for (const collectionId of collectionIds) {
-        if (currentIds.has(collectionId)) continue
-        // The collection's row is locked as its own item-list writes lock it, so appends and a replacement
-        // of the list are served one after the other.
-        await tx
-          .select({ id: collections.id })
-          .from(collections)
-          .where(eq(collections.id, collectionId))
-          .for('update')
-        await tx
-          .insert(collectionItems)
-          .values({
-            collectionId,
-            itemId,
-            position: sql`(select coalesce(max(${collectionItems.position}), -1) + 1 from ${collectionItems} where ${collectionItems.collectionId} = ${collectionId})`,
-            addedAt: at,
-          })
-          .onConflictDoNothing()
-      }
-    },
-
     /** SPEC.md: the count covers active collections only; `exists` when it is above 0. */
     async exists(): Promise<{ exists: boolean; count: number }> {
       const count = await cache.get(ACTIVE_COUNT, () =>

@@ -5,9 +5,9 @@ import type { RateLimit } from '../../http/rate-limit.ts'
 import type { Clock } from '../../lib/clock.ts'
 import type { CategoryService } from '../categories/service.ts'
 import type { ProfileService } from '../clients/profiles.ts'
-import type { CollectionService } from '../collections/service.ts'
 import type { Clearable } from '../content.ts'
 import { createPublicItemCache, createPublicItems } from './public.ts'
+import type { ItemCollections } from './relations.ts'
 import { adminItemRoutes } from './routes.ts'
 import { createItemCountCache, createItemService } from './service.ts'
 import { siteItemRoutes } from './site-routes.ts'
@@ -26,7 +26,8 @@ export function itemsModule(deps: {
   /** Whether the site's settings take submissions now. */
   submissionsOpen: () => Promise<boolean>
   categories: Pick<CategoryService, 'adjustCounts'>
-  collections: Pick<CollectionService, 'setItemCollections'>
+  /** The collections an item is in (collections/memberships.ts). */
+  collections: ItemCollections
   profiles: Pick<ProfileService, 'countSubmission'>
 }) {
   const { db, clock, log, rateLimit } = deps

@@ -2,10 +2,10 @@ import { and, eq, getTableColumns, gt, isNull, or, type Placeholder, type SQL, s
 import type { Db, DbOrTx } from '../../db/index.ts'
 import { users } from '../accounts/tables.ts'
 import { categories } from '../categories/tables.ts'
-import { collectionItems } from '../collections/tables.ts'
 import { companies } from '../companies/tables.ts'
 import { featuredItems } from '../featured/tables.ts'
 import { tags } from '../tags/tables.ts'
+import type { ItemCollections } from './relations.ts'
 import type { Item, PublicItem } from './schemas.ts'
 import { items, itemTags } from './tables.ts'
 
@@ -35,15 +35,16 @@ const publicColumns = {
 }
 
 /** What admins see besides: the submitter, the item's collections and whether it is featured. */
-const adminColumns = (now: Date | Placeholder) => ({
+const adminColumns = (now: Date | Placeholder, collections: AdminCollections) => ({
   ...publicColumns,
   submitterName: users.name,
   submitterEmail: users.email,
-  collectionIds: sql<
-    string[]
-  >`coalesce((select json_agg(${collectionItems.collectionId} order by ${collectionItems.addedAt}, ${collectionItems.collectionId}) from ${collectionItems} where ${collectionItems.itemId} = ${items.id}), '[]'::json)`,
+  collectionIds: collections.idsOf(items.id),
   featured: sql<boolean>`${isFeatured(now)}`,
 })
+
+/** What the admin view asks of collections: an item's collection ids, in its one statement. */
+export type AdminCollections = Pick<ItemCollections, 'idsOf'>
 
 /** `select … from items` as the public site shows them: add `where`, order and limits, then `publicItemOf`. */
 export const selectPublicItems = (db: DbOrTx) =>
@@ -54,9 +55,9 @@ export const selectPublicItems = (db: DbOrTx) =>
     .leftJoin(companies, eq(companies.id, items.companyId))
 
 /** `select … from items` as admins see them: add `where`, order and limits, then `adminItemOf`. */
-export const selectAdminItems = (db: DbOrTx, now: Date | Placeholder) =>
+export const selectAdminItems = (db: DbOrTx, now: Date | Placeholder, collections: AdminCollections) =>
   db
-    .select(adminColumns(now))
+    .select(adminColumns(now, collections))
     .from(items)
     .leftJoin(categories, eq(categories.id, items.categoryId))
     .leftJoin(companies, eq(companies.id, items.companyId))
@@ -160,8 +161,8 @@ export const adminItemOf = (adminRow: AdminRow): Item => {
  * anew cost more than running them. The list finds a page's ids with a plain statement, then reads them
  * here.
  */
-export function createAdminItemsByIds(db: Db) {
-  const statement = selectAdminItems(db, sql.placeholder('now'))
+export function createAdminItemsByIds(db: Db, collections: AdminCollections) {
+  const statement = selectAdminItems(db, sql.placeholder('now'), collections)
     .where(sql`${items.id} = any(${sql.placeholder('ids')}::uuid[])`)
     .prepare('directory_admin_items_by_ids')
   return async (ids: string[], now: Date): Promise<Item[]> => {

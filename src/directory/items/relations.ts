@@ -2,14 +2,33 @@
  * What an item names besides its own fields: its category (and the change of its count), tags, company and
  * collections. The categories and collections write their own rows; items hand them the change.
  */
-import { eq, inArray } from 'drizzle-orm'
+import { type AnyColumn, eq, inArray, type SQL } from 'drizzle-orm'
 import type { DbOrTx } from '../../db/index.ts'
 import { type FieldIssue, invalidInput } from '../../lib/errors.ts'
 import { categories } from '../categories/tables.ts'
-import { collections } from '../collections/tables.ts'
 import { companies } from '../companies/tables.ts'
 import { tags } from '../tags/tables.ts'
 import { type ItemStatus, itemTags } from './tables.ts'
+
+/**
+ * The collections an item is in, as items need them. A collection's membership table references items, so
+ * collections import items and not back: the collections module answers this (collections/memberships.ts)
+ * and `app.ts` hands it in.
+ */
+export interface ItemCollections {
+  /** The ids of `ids` that name no collection; the collections named are share-locked until the end of `tx`. */
+  unknownIds(tx: DbOrTx, ids: readonly string[]): Promise<string[]>
+  /**
+   * The item's collections become `collectionIds`, in the caller's transaction (an item's write): it leaves
+   * the others and joins the end of new ones.
+   */
+  set(tx: DbOrTx, itemId: string, collectionIds: readonly string[], at: Date): Promise<void>
+  /**
+   * The collection ids of the item whose id is `itemId` (a column of the enclosing query), earliest joined
+   * first, as one JSON array: a subquery, so a page of items stays one statement.
+   */
+  idsOf(itemId: AnyColumn): SQL<string[]>
+}
 
 /**
  * Checks that every category, tag, company and collection the input names exists (a submission may
@@ -17,6 +36,7 @@ import { type ItemStatus, itemTags } from './tables.ts'
  */
 export async function checkReferences(
   tx: DbOrTx,
+  collections: Pick<ItemCollections, 'unknownIds'>,
   input: {
     categoryId?: string | null
     tagIds?: string[]
@@ -62,13 +82,7 @@ export async function checkReferences(
     if (!company) issues.push({ field: 'companyId', message: `no company has the id "${input.companyId}"` })
   }
   if (input.collectionIds && input.collectionIds.length > 0) {
-    const found = await tx
-      .select({ id: collections.id })
-      .from(collections)
-      .where(inArray(collections.id, input.collectionIds))
-      .for('share')
-    const known = new Set(found.map((collection) => collection.id))
-    const unknown = input.collectionIds.filter((id) => !known.has(id))
+    const unknown = await collections.unknownIds(tx, input.collectionIds)
     if (unknown.length > 0) {
       issues.push({
         field: 'collectionIds',

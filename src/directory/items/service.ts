@@ -13,7 +13,6 @@ import { slugify } from '../../lib/slug.ts'
 import { type BulkResult, runBulk } from '../bulk.ts'
 import type { CategoryService } from '../categories/service.ts'
 import type { ProfileService } from '../clients/profiles.ts'
-import type { CollectionService } from '../collections/service.ts'
 import {
   CATEGORIES_CONTENT,
   type Clearable,
@@ -32,7 +31,13 @@ import {
   matchesSearch,
   selectAdminItems,
 } from './read.ts'
-import { categoryCountChanges, checkReferences, setTags, tagIdsOf } from './relations.ts'
+import {
+  categoryCountChanges,
+  checkReferences,
+  type ItemCollections,
+  setTags,
+  tagIdsOf,
+} from './relations.ts'
 import {
   type AdminItemQuery,
   type CreateItemBody,
@@ -55,8 +60,8 @@ export interface ItemServiceDeps {
   counts: InvalidatedCache<number>
   /** The published count of each category, moved in the item's write. */
   categories: Pick<CategoryService, 'adjustCounts'>
-  /** The collections an item is in, set in the item's write. */
-  collections: Pick<CollectionService, 'setItemCollections'>
+  /** The collections an item is in: checked and set in the item's write, listed in its admin answer. */
+  collections: ItemCollections
   /** A submission is counted on the submitter's client profile. */
   profiles: Pick<ProfileService, 'countSubmission'>
 }
@@ -121,7 +126,7 @@ export function createItemService(deps: ItemServiceDeps) {
   const { db, clock, log, caches, counts, categories, collections, profiles } = deps
   /** Runs a write and tells every instance, this one at once, that items (and what else it names) changed. */
   const write = contentWriter(db, ITEMS_CONTENT, [...caches, counts])
-  const itemsByIds = createAdminItemsByIds(db)
+  const itemsByIds = createAdminItemsByIds(db, collections)
 
   /** Keeps the published count of each category in step with an item going from `before` to `after`. */
   const adjustCategoryCounts = (
@@ -148,7 +153,7 @@ export function createItemService(deps: ItemServiceDeps) {
 
   async function read(id: string, executor: DbOrTx = db): Promise<Item> {
     if (!isUuid(id)) throw itemNotFound()
-    const [row] = await selectAdminItems(executor, clock.now()).where(eq(items.id, id))
+    const [row] = await selectAdminItems(executor, clock.now(), collections).where(eq(items.id, id))
     if (!row) throw itemNotFound()
     return adminItemOf(row)
   }
@@ -215,7 +220,7 @@ export function createItemService(deps: ItemServiceDeps) {
     if (!row) throw new Error('item insert returned no row')
     const tagIds = body.tagIds ?? []
     await setTags(tx, row.id, tagIds)
-    if (body.collectionIds) await collections.setItemCollections(tx, row.id, body.collectionIds, now)
+    if (body.collectionIds) await collections.set(tx, row.id, body.collectionIds, now)
     const changes = changesBetween({}, snapshotOf(row, tagIds)).filter(
       (change) =>
         change.to !== null && !(Array.isArray(change.to) && change.to.length === 0) && change.to !== false,
@@ -229,7 +234,7 @@ export function createItemService(deps: ItemServiceDeps) {
     const name = body.name === undefined ? undefined : checkName(body.name)
     return write(async (tx, touched) => {
       const before = await locked(tx, id)
-      await checkReferences(tx, body)
+      await checkReferences(tx, collections, body)
       const beforeTags = await tagIdsOf(tx, id)
       const now = clock.now()
       const changes: Partial<typeof items.$inferInsert> = {
@@ -257,7 +262,7 @@ export function createItemService(deps: ItemServiceDeps) {
         await record(tx, clock.now(), { itemId: id, actorId: actor.id, action: 'updated', changes: diff })
         if (await adjustCategoryCounts(tx, before, after)) touched.add(CATEGORIES_CONTENT)
       }
-      if (body.collectionIds) await collections.setItemCollections(tx, id, body.collectionIds, now)
+      if (body.collectionIds) await collections.set(tx, id, body.collectionIds, now)
       return read(id, tx)
     }).catch(mapWriteError(body.slug))
   }
@@ -402,7 +407,7 @@ export function createItemService(deps: ItemServiceDeps) {
           const [taken] = await tx.select({ id: items.id }).from(items).where(eq(items.slug, slug))
           if (taken) throw slugTaken(slug)
         }
-        await checkReferences(tx, body)
+        await checkReferences(tx, collections, body)
         const row = await insertItem(
           tx,
           touched,
@@ -475,7 +480,7 @@ export function createItemService(deps: ItemServiceDeps) {
       let slug = base
       return write(async (tx, touched) => {
         slug = await freeSlug(tx, base)
-        await checkReferences(tx, body, { activeCategoryOnly: true })
+        await checkReferences(tx, collections, body, { activeCategoryOnly: true })
         const row = await insertItem(
           tx,
           touched,
