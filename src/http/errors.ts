@@ -1,6 +1,7 @@
 import type { FastifyError } from 'fastify'
 import { DatabaseUnavailableError, databaseUnavailable } from '../db/errors.ts'
 import { type ErrorCode, HttpError, InputError } from '../lib/errors.ts'
+import { clip } from '../lib/values.ts'
 
 /** An error reduced to what may be shown to a client. */
 export interface PublicError {
@@ -170,7 +171,6 @@ export const MAX_MESSAGE_LENGTH = 1000
 /** The characters the listed fields and messages take together, so that a 400 stays a few KB. */
 const LISTED_CHARACTERS = 3000
 
-const clip = (text: string, length: number) => (text.length > length ? `${text.slice(0, length - 1)}…` : text)
 const counted = (count: number) => count.toLocaleString('en-US')
 
 /**

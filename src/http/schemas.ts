@@ -29,6 +29,19 @@ export const FieldIssues = Type.Array(
   { description: 'the failing fields of a 400' },
 )
 
+/**
+ * An http(s) URL of at most `maxLength` characters: these end up in links and `<img src>`, so no other
+ * scheme (`javascript:`, `data:`) is taken.
+ */
+export const HttpUrl = (maxLength: number, description?: string, example?: string) =>
+  Type.String({
+    format: 'uri',
+    pattern: '^https?://',
+    maxLength,
+    ...(description === undefined ? {} : { description }),
+    ...(example === undefined ? {} : { examples: [example] }),
+  })
+
 /** An email address as accounts take it: compared and stored lower-cased. */
 export const EmailAddress = Type.String({ format: 'email', maxLength: 254, examples: ['ada@example.com'] })
 

@@ -101,9 +101,6 @@ export function safeMessage(text: string, secret: string): string {
 
 export const clamp01 = (value: number) => Math.min(1, Math.max(0, value))
 
-export const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
-
 /** A latitude and longitude a map can show: finite and in range. */
 export const isCoordinate = (latitude: unknown, longitude: unknown): boolean =>
   typeof latitude === 'number' &&

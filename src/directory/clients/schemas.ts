@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox'
-import { DateFilter, NullableTimestamp, Query, Timestamp } from '../../http/schemas.ts'
+import { DateFilter, HttpUrl, NullableTimestamp, Query, Timestamp } from '../../http/schemas.ts'
 import { PageMetaFields, PageQueryFields } from '../../lib/pagination.ts'
 import { EmailAddress, Username } from '../accounts/rules.ts'
 import { BulkResultFields } from '../bulk.ts'
@@ -86,8 +86,6 @@ const Nullable = <T extends TSchema>(schema: T) =>
   Type.Union([Type.Null(), schema])
 
 const DisplayName = Type.String({ minLength: 1, maxLength: CLIENT_LIMITS.displayNameMax, examples: ['Ada'] })
-// http(s) only: these end up in links and <img src>.
-const HttpUrl = (maxLength: number) => Type.String({ format: 'uri', pattern: '^https?://', maxLength })
 const Text = (maxLength: number) => Type.String({ maxLength })
 const Search = (description: string, example: string) =>
   Type.Optional(Type.String({ maxLength: CLIENT_LIMITS.searchMax, description, examples: [example] }))

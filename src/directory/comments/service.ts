@@ -5,8 +5,10 @@ import type { Clock } from '../../lib/clock.ts'
 import { conflict, invalidInput, notFound } from '../../lib/errors.ts'
 import { isUuid } from '../../lib/ids.ts'
 import { fetchPage, type PageOf } from '../../lib/pagination.ts'
+import { clip } from '../../lib/values.ts'
 import { users } from '../accounts/tables.ts'
 import { type Clearable, COMMENTS_CONTENT, checkedName, contentWriter } from '../content.ts'
+import { itemNotFound } from '../items/read.ts'
 import { items } from '../items/tables.ts'
 import { notifyAdmins } from '../notifications/service.ts'
 import {
@@ -46,11 +48,7 @@ export interface Actor {
 }
 
 const commentNotFound = () => notFound('Comment not found', 'COMMENT_NOT_FOUND')
-const itemNotFound = () => notFound('Item not found', 'ITEM_NOT_FOUND')
 const published = eq(items.status, 'published')
-
-/** `text` cut to `max` characters, with an ellipsis when it was longer. */
-const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`)
 
 /** The status a new comment starts in: the one place the site's moderation decides it. */
 const initialStatus = (moderation: CommentModeration): CommentStatus =>

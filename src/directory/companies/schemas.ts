@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { Query, Timestamp } from '../../http/schemas.ts'
+import { HttpUrl, Query, Timestamp } from '../../http/schemas.ts'
 import { PageMetaFields, PageQueryFields } from '../../lib/pagination.ts'
 
 /** A company's fields: the limits of their columns and of what the site shows. */
@@ -26,15 +26,12 @@ const EXAMPLE = {
   updatedAt: '2026-02-02T16:05:00.000Z',
 }
 
-/** http(s) only: the site links to these and shows them in `<img src>`. */
 const Url = (description: string, example: string) =>
-  Type.String({
-    format: 'uri',
-    pattern: '^https?://',
-    maxLength: COMPANY_URL_MAX_LENGTH,
-    description: `${description}; http(s) only, at most ${COMPANY_URL_MAX_LENGTH} characters`,
-    examples: [example],
-  })
+  HttpUrl(
+    COMPANY_URL_MAX_LENGTH,
+    `${description}; http(s) only, at most ${COMPANY_URL_MAX_LENGTH} characters`,
+    example,
+  )
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T, description?: string) =>
   Type.Union([schema, Type.Null()], description ? { description } : {})

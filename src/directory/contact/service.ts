@@ -9,6 +9,7 @@ import { type FieldIssue, invalidInput, notFound } from '../../lib/errors.ts'
 import { isUuid } from '../../lib/ids.ts'
 import { fetchPage, type PageOf } from '../../lib/pagination.ts'
 import { HOUR_MS } from '../../lib/time.ts'
+import { clip } from '../../lib/values.ts'
 import { notifyAdmins } from '../notifications/service.ts'
 import type { SiteService } from '../site/service.ts'
 import { CONTACT_LIMITS, type ContactBody, type ContactMessage, type ContactMessageQuery } from './schemas.ts'
@@ -44,9 +45,6 @@ export interface Sender {
 type Row = typeof contactMessages.$inferSelect
 
 const messageNotFound = () => notFound('Contact message not found', 'CONTACT_MESSAGE_NOT_FOUND')
-
-/** `text` cut to `max` characters, with an ellipsis when it was longer. */
-const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`)
 
 /** Text bound for a header on one line: no control character can start another header. */
 const oneLine = (text: string) => text.replace(/\p{Cc}+/gu, ' ').trim()

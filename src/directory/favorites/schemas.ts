@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { Timestamp } from '../../http/schemas.ts'
+import { HttpUrl, Timestamp } from '../../http/schemas.ts'
 
 const EXAMPLE = {
   id: '5b1d9c2e-7a40-4f1b-9e3d-2c6a8f0b4d11',
@@ -33,13 +33,7 @@ export const CreateFavoriteBody = Type.Object(
     itemSlug: Type.String({ minLength: 1, maxLength: 200, examples: [EXAMPLE.itemSlug] }),
     itemName: Type.String({ minLength: 1, maxLength: 200, examples: [EXAMPLE.itemName] }),
     itemIconUrl: Type.Optional(
-      Type.String({
-        format: 'uri',
-        pattern: '^https?://',
-        maxLength: 2048,
-        description: 'the item’s icon, shown with it (http or https)',
-        examples: [EXAMPLE.itemIconUrl],
-      }),
+      HttpUrl(2048, 'the item’s icon, shown with it (http or https)', EXAMPLE.itemIconUrl),
     ),
     itemCategory: Type.Optional(
       Type.String({

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { Query, Timestamp } from '../../http/schemas.ts'
+import { HttpUrl, Query, Timestamp } from '../../http/schemas.ts'
 import { PageMetaFields, PageQueryFields } from '../../lib/pagination.ts'
 
 /** SPEC.md Limits: the public shelf's `limit` is 1 to 50, default 6. */
@@ -21,9 +21,6 @@ const EXAMPLE = {
   updatedAt: null,
 }
 
-/** http(s) only: these end up in `<img src>`. */
-const Url = (description: string, example: string) =>
-  Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048, description, examples: [example] })
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
   Type.Union([schema, Type.Null()])
 
@@ -50,8 +47,11 @@ const fields = {
     Type.String({ maxLength: 2000, examples: [EXAMPLE.itemDescription] }),
     Type.Null(),
   ]),
-  itemIconUrl: Type.Union([Url('the icon shown on the shelf', EXAMPLE.itemIconUrl), Type.Null()]),
-  itemImageUrl: Type.Union([Url('the image shown on the shelf', EXAMPLE.itemImageUrl), Type.Null()]),
+  itemIconUrl: Type.Union([HttpUrl(2048, 'the icon shown on the shelf', EXAMPLE.itemIconUrl), Type.Null()]),
+  itemImageUrl: Type.Union([
+    HttpUrl(2048, 'the image shown on the shelf', EXAMPLE.itemImageUrl),
+    Type.Null(),
+  ]),
   featuredOrder: Type.Integer({
     minimum: -1_000_000,
     maximum: 1_000_000,

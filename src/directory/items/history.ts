@@ -2,16 +2,14 @@
 import { desc, eq } from 'drizzle-orm'
 import type { Db, DbOrTx } from '../../db/index.ts'
 import { countRows } from '../../db/queries.ts'
-import { notFound } from '../../lib/errors.ts'
 import { isUuid } from '../../lib/ids.ts'
 import { fetchPage, type PageOf } from '../../lib/pagination.ts'
 import { users } from '../accounts/tables.ts'
+import { itemNotFound } from './read.ts'
 import type { HistoryEntry, HistoryQuery } from './schemas.ts'
 import { type FieldChange, itemHistory, items } from './tables.ts'
 
 type Row = Omit<typeof items.$inferSelect, 'search'>
-
-export const itemNotFound = () => notFound('Item not found', 'ITEM_NOT_FOUND')
 
 /** What an item's history compares: its own fields, its location's, and its tags. */
 type Snapshot = Record<string, unknown>

@@ -3,7 +3,6 @@ import type { Db } from '../../db/index.ts'
 import { createInvalidatedCache, type InvalidatedCache } from '../../db/invalidated-cache.ts'
 import { countRows } from '../../db/queries.ts'
 import type { Clock } from '../../lib/clock.ts'
-import { notFound } from '../../lib/errors.ts'
 import { fetchPage, type PageOf } from '../../lib/pagination.ts'
 import {
   CATEGORIES_CONTENT,
@@ -12,7 +11,7 @@ import {
   ITEMS_CONTENT,
   TAGS_CONTENT,
 } from '../content.ts'
-import { hasTag, matchesSearch, publicItemOf, selectPublicItems } from './read.ts'
+import { hasTag, itemNotFound, matchesSearch, publicItemOf, selectPublicItems } from './read.ts'
 import type { PublicItem, PublicItemQuery } from './schemas.ts'
 import { items } from './tables.ts'
 
@@ -71,7 +70,7 @@ export function createPublicItems({ db, cache }: { db: Db; cache: InvalidatedCac
         const [row] = await selectPublicItems(db).where(and(published, eq(items.slug, slug)))
         return row ? publicItemOf(row) : null
       })) as PublicItem | null
-      if (!item) throw notFound('Item not found', 'ITEM_NOT_FOUND')
+      if (!item) throw itemNotFound()
       return item
     },
   }

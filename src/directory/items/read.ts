@@ -1,5 +1,6 @@
 import { and, eq, getTableColumns, gt, isNull, or, type Placeholder, type SQL, sql } from 'drizzle-orm'
 import type { Db, DbOrTx } from '../../db/index.ts'
+import { notFound } from '../../lib/errors.ts'
 import { users } from '../accounts/tables.ts'
 import { categories } from '../categories/tables.ts'
 import { companies } from '../companies/tables.ts'
@@ -8,6 +9,9 @@ import { tags } from '../tags/tables.ts'
 import type { ItemCollections } from './relations.ts'
 import type { Item, PublicItem } from './schemas.ts'
 import { items, itemTags } from './tables.ts'
+
+/** The 404 of an unknown item, or one the caller may not see. */
+export const itemNotFound = () => notFound('Item not found', 'ITEM_NOT_FOUND')
 
 /** Every column of an item but its search vector, which no answer shows. */
 const { search: _search, ...rowColumns } = getTableColumns(items)

@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox'
-import { NullableTimestamp, Query, Timestamp } from '../../http/schemas.ts'
+import { HttpUrl, NullableTimestamp, Query, Timestamp } from '../../http/schemas.ts'
 import { PageMetaFields, PageQueryFields } from '../../lib/pagination.ts'
 import { ITEM_STATUSES } from './tables.ts'
 
@@ -69,16 +69,6 @@ const EXAMPLE_ITEM = {
 }
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
-
-/** http(s) only: these end up in links and `<img src>`. */
-const Url = (description: string, example: string) =>
-  Type.String({
-    format: 'uri',
-    pattern: '^https?://',
-    maxLength: ITEM_LIMITS.urlMax,
-    description,
-    examples: [example],
-  })
 
 const Location = Type.Object(
   {
@@ -178,9 +168,9 @@ const contentFields = {
     EXAMPLE_PUBLIC.description,
     'plain text; markup is kept as text',
   ),
-  url: Nullable(Url('the item’s website', EXAMPLE_PUBLIC.url)),
-  iconUrl: Nullable(Url('a square icon', EXAMPLE_PUBLIC.iconUrl)),
-  imageUrl: Nullable(Url('a cover image', EXAMPLE_PUBLIC.imageUrl)),
+  url: Nullable(HttpUrl(ITEM_LIMITS.urlMax, 'the item’s website', EXAMPLE_PUBLIC.url)),
+  iconUrl: Nullable(HttpUrl(ITEM_LIMITS.urlMax, 'a square icon', EXAMPLE_PUBLIC.iconUrl)),
+  imageUrl: Nullable(HttpUrl(ITEM_LIMITS.urlMax, 'a cover image', EXAMPLE_PUBLIC.imageUrl)),
   categoryId: Nullable(
     Type.String({ maxLength: 100, examples: ['coffee-roasters'], description: 'a category id' }),
   ),
@@ -254,7 +244,7 @@ export type UpdateItemBody = Static<typeof UpdateItemBody>
 export const SubmitItemBody = Type.Object(
   {
     name: contentFields.name,
-    url: Url('the item’s website', EXAMPLE_PUBLIC.url),
+    url: HttpUrl(ITEM_LIMITS.urlMax, 'the item’s website', EXAMPLE_PUBLIC.url),
     description: Type.Optional(contentFields.description),
     iconUrl: Type.Optional(contentFields.iconUrl),
     imageUrl: Type.Optional(contentFields.imageUrl),

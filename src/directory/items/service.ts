@@ -22,12 +22,13 @@ import {
   ITEMS_CONTENT,
 } from '../content.ts'
 import { notifyAdmins } from '../notifications/service.ts'
-import { changesBetween, historyOf, itemNotFound, record, snapshotOf } from './history.ts'
+import { changesBetween, historyOf, record, snapshotOf } from './history.ts'
 import {
   adminItemOf,
   createAdminItemsByIds,
   hasTag,
   isFeatured,
+  itemNotFound,
   matchesSearch,
   selectAdminItems,
 } from './read.ts'

@@ -5,6 +5,7 @@ import { countRows, pageOfRows } from '../../db/queries.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { notFound } from '../../lib/errors.ts'
 import { isUuid } from '../../lib/ids.ts'
+import { clip } from '../../lib/values.ts'
 import { type Clearable, CONTENT_CHANGED_CHANNEL, contentWriter, NOTICES_CONTENT } from '../content.ts'
 import type { AdminNoticeType, NotificationListQuery } from './schemas.ts'
 import { adminNotifications } from './tables.ts'
@@ -22,7 +23,7 @@ export interface AdminNotice {
  */
 export async function notifyAdmins(tx: DbOrTx, at: Date, notice: AdminNotice): Promise<void> {
   // A title names what it is about (an item's name of up to 200 characters): it is cut to its column.
-  const title = notice.title.length > 200 ? `${notice.title.slice(0, 199)}…` : notice.title
+  const title = clip(notice.title, 200)
   await tx.insert(adminNotifications).values({ ...notice, title, createdAt: at })
   await notify(tx, CONTENT_CHANGED_CHANNEL, NOTICES_CONTENT)
 }

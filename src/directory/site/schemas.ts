@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox'
-import { NullableTimestamp } from '../../http/schemas.ts'
+import { HttpUrl, NullableTimestamp } from '../../http/schemas.ts'
 import { LocationIndexRun } from '../locations/schemas.ts'
 
 // ---------------------------------------------------------------------------------------------------------
@@ -11,7 +11,7 @@ const settingsFields = {
   site: {
     name: Type.String({ minLength: 1, maxLength: 100, description: 'shown in titles and emails' }),
     description: Type.String({ maxLength: 500, description: 'a sentence or two about the site' }),
-    logoUrl: Nullable(Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048 })),
+    logoUrl: Nullable(HttpUrl(2048)),
     contactEmail: Nullable(
       Type.String({ format: 'email', maxLength: 254, description: 'where contact messages are sent' }),
     ),

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { NullableTimestamp, Query, Timestamp } from '../../http/schemas.ts'
+import { HttpUrl, NullableTimestamp, Query, Timestamp } from '../../http/schemas.ts'
 import { PageMetaFields, PageQueryFields } from '../../lib/pagination.ts'
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../lib/passwords.ts'
 import { EmailAddress, NewUsername, USERNAME_MAX_LENGTH, Username } from '../accounts/rules.ts'
@@ -39,13 +39,7 @@ const Name = Type.String({
 })
 const RoleId = Type.String({ minLength: 1, maxLength: 64, examples: ['user'] })
 const Title = Type.String({ maxLength: USER_LIMITS.titleMax, examples: ['Rear Admiral'] })
-// http(s) only: the avatar ends up in an <img src>.
-const Avatar = Type.String({
-  format: 'uri',
-  pattern: '^https?://',
-  maxLength: USER_LIMITS.avatarMax,
-  examples: ['https://example.com/grace.png'],
-})
+const Avatar = HttpUrl(USER_LIMITS.avatarMax, undefined, 'https://example.com/grace.png')
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) =>
   // Null first: with type coercion on, a string branch tried first would turn null into ''.
   Type.Union([Type.Null(), schema])

@@ -5,6 +5,7 @@ import {
   type ReverseGeocodeRequest,
 } from '@googlemaps/google-maps-services-js'
 import axios, { type AxiosResponse } from 'axios'
+import { isRecord } from '../../lib/values.ts'
 import {
   clamp01,
   type ForwardQuery,
@@ -13,7 +14,6 @@ import {
   type GeocodeOutcome,
   type Geocoder,
   isCoordinate,
-  isRecord,
   type ReverseQuery,
   type ReverseResult,
   reasonOfStatus,

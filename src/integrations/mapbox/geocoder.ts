@@ -3,6 +3,7 @@ import { createRequire } from 'node:module'
 import type { MapiError } from '@mapbox/mapbox-sdk/lib/classes/mapi-error'
 import type { MapiRequest } from '@mapbox/mapbox-sdk/lib/classes/mapi-request'
 import type { GeocodeRequest, GeocodeResponse, GeocodeService } from '@mapbox/mapbox-sdk/services/geocoding'
+import { isRecord } from '../../lib/values.ts'
 import {
   clamp01,
   type ForwardQuery,
@@ -11,7 +12,6 @@ import {
   type GeocodeOutcome,
   type Geocoder,
   isCoordinate,
-  isRecord,
   type ReverseQuery,
   type ReverseResult,
   reasonOfStatus,

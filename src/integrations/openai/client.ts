@@ -1,5 +1,6 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai'
 import { BlockedAddressError } from '../../lib/safe-http.ts'
+import { clip, isRecord } from '../../lib/values.ts'
 
 export interface AiProviderOptions {
   /** The OpenAI-compatible API's base URL including its version (`https://api.openai.com/v1`). */
@@ -341,7 +342,7 @@ function deepestCause(error: Error): string {
 function reason(summary: string, providerMessage: string | undefined, apiKey: string): string {
   const line = providerMessage?.trim() ? `${summary}: ${providerMessage}` : summary
   const oneLine = redact(line, apiKey).replace(/\s+/g, ' ').trim()
-  return oneLine.length > REASON_MAX_LENGTH ? `${oneLine.slice(0, REASON_MAX_LENGTH - 1)}…` : oneLine
+  return clip(oneLine, REASON_MAX_LENGTH)
 }
 
 function redact(text: string, apiKey: string): string {
@@ -353,7 +354,5 @@ function redact(text: string, apiKey: string): string {
 }
 
 function asRecord(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined
+  return isRecord(value) ? value : undefined
 }

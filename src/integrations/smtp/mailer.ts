@@ -1,4 +1,5 @@
 import { createTransport } from 'nodemailer'
+import { clip } from '../../lib/values.ts'
 
 /** One plain-text email; the sender is the mailer's (`SMTP_FROM`). */
 export interface OutgoingMail {
@@ -34,7 +35,7 @@ const replyText = (response: string) => {
     .replace(/^\d{3}[ -]?/, '')
     .replace(/\p{Cc}+/gu, ' ')
     .trim()
-  return line.length <= 300 ? line : `${line.slice(0, 299)}…`
+  return clip(line, 300)
 }
 
 interface SmtpError {

@@ -1,4 +1,5 @@
 import { type AddressPolicy, type Lookup, safeRequest } from '../../lib/safe-http.ts'
+import { isRecord } from '../../lib/values.ts'
 
 /**
  * Twenty's REST API (https://twenty.com/developers): `{baseUrl}/rest/people` and `/rest/companies`, a
@@ -57,9 +58,6 @@ export interface ConnectionCheck {
 const MAX_RESPONSE_BYTES = 256 * 1024
 const ERROR_TEXT_MAX = 300
 const USER_AGENT = 'Curio-CRM-Sync/1.0'
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** `https://crm.example.com/` and `https://crm.example.com/rest` both mean the server. */
 export const serverUrlOf = (baseUrl: string) => baseUrl.replace(/\/+$/, '').replace(/\/rest$/, '')

@@ -10,8 +10,7 @@ import { badRequest, HttpError, invalidInput, notFound } from '../../lib/errors.
 import type { EventContext, PlatformEvents } from '../events.ts'
 import type { NotificationService } from '../notifications/service.ts'
 import type { PluginService } from '../plugins/service.ts'
-import type { WorkAccess, WorkWithRole } from '../works/access.ts'
-import { canEditAs } from '../works/access.ts'
+import { canEditAs, type WorkAccess, type WorkWithRole, workNotFound } from '../works/access.ts'
 import { works } from '../works/tables.ts'
 import { createPipeline, PipelineError } from './pipeline.ts'
 import { type HostingProvider, ProviderAuthError } from './provider.ts'
@@ -103,7 +102,7 @@ export function createDeployService(deps: DeployServiceDeps) {
   /** The work when the caller may deploy it (owner or editor); any other caller gets 404. */
   async function deployable(workId: string, userId: string): Promise<WorkWithRole> {
     const work = await access.requireView(workId, userId).catch(() => undefined)
-    if (!work || !canEditAs(work.role)) throw notFound('Work not found', 'WORK_NOT_FOUND')
+    if (!work || !canEditAs(work.role)) throw workNotFound()
     return work
   }
 

@@ -1,4 +1,5 @@
 import { HOUR_MS } from '../../lib/time.ts'
+import { clip } from '../../lib/values.ts'
 import type { NotificationCategory, NotificationType } from './tables.ts'
 
 /** What a notification tells the user; the service adds whose it is. */
@@ -52,8 +53,7 @@ const SECRET_ASSIGNMENT = /\b(api[_-]?key|token|secret|password)(["']?\s*[:=]\s*
 export function safeReason(reason: string): string {
   let text = reason.replace(/\s+/g, ' ').trim().replace(SECRET_ASSIGNMENT, '$1$2[redacted]')
   for (const pattern of SECRET_TOKENS) text = text.replace(pattern, '[redacted]')
-  if (text.length > REASON_MAX_LENGTH) text = `${text.slice(0, REASON_MAX_LENGTH - 1)}…`
-  return text || 'no reason given'
+  return clip(text, REASON_MAX_LENGTH) || 'no reason given'
 }
 
 /** Whether a provider's error says its credentials were refused: the user must act, not wait. */

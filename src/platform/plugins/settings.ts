@@ -101,29 +101,15 @@ export function createPluginSettings({ envelope, env, log }: PluginSettingsDeps)
         user?: { userId: string; level: SettingsLevel }
       },
     ): ResolvedSettings {
+      const { work, user } = levels
       const resolved: Record<string, string | number | boolean | undefined> = {}
       for (const [name, property] of Object.entries(plugin.settingsSchema.properties)) {
-        const { work, user } = levels
-        const fromWork = work
-          ? property['x-secret']
-            ? openSecret(
-                { kind: 'work', workId: work.workId },
-                plugin.id,
-                name,
-                work.level.secretSettings[name],
-              )
-            : work.level.settings[name]
-          : undefined
-        const fromUser = user
-          ? property['x-secret']
-            ? openSecret(
-                { kind: 'user', userId: user.userId },
-                plugin.id,
-                name,
-                user.level.secretSettings[name],
-              )
-            : user.level.settings[name]
-          : undefined
+        const secret = Boolean(property['x-secret'])
+        /** The setting at one level: its sealed secret opened, or its plain value. */
+        const at = (owner: SettingsOwner, level: SettingsLevel) =>
+          secret ? openSecret(owner, plugin.id, name, level.secretSettings[name]) : level.settings[name]
+        const fromWork = work ? at({ kind: 'work', workId: work.workId }, work.level) : undefined
+        const fromUser = user ? at({ kind: 'user', userId: user.userId }, user.level) : undefined
         const envVar = property['x-envVar']
         const fromEnv = envVar ? env(envVar) : undefined
         resolved[name] = fromWork ?? fromUser ?? coerced(property.type, fromEnv) ?? property.default

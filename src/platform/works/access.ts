@@ -8,7 +8,8 @@ export type WorkRow = typeof works.$inferSelect
 /** A work as one caller sees it. */
 export type WorkWithRole = WorkRow & { role: WorkRole }
 
-const workNotFound = () => notFound('Work not found', 'WORK_NOT_FOUND')
+/** The 404 of a work that does not exist or that the caller may not see: one answer for both. */
+export const workNotFound = () => notFound('Work not found', 'WORK_NOT_FOUND')
 
 const roleIn = (work: WorkRow, memberRole: MemberRole | null, userId: string): WorkRole | null =>
   work.ownerId === userId ? 'owner' : memberRole

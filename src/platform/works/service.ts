@@ -9,7 +9,7 @@ import { isUuid } from '../../lib/ids.ts'
 import { slugify } from '../../lib/slug.ts'
 import { users } from '../auth/tables.ts'
 import type { EventContext, PlatformEvents } from '../events.ts'
-import type { WorkAccess, WorkWithRole } from './access.ts'
+import { type WorkAccess, type WorkWithRole, workNotFound } from './access.ts'
 import {
   type AddMemberBody,
   type CreateWorkBody,
@@ -49,8 +49,6 @@ export interface WorkServiceDeps {
 }
 
 const MIN_DERIVED_SLUG_LENGTH = 2
-
-const workNotFound = () => notFound('Work not found', 'WORK_NOT_FOUND')
 
 export function workOf(work: WorkWithRole): Work {
   return {
