@@ -1,20 +1,13 @@
 import { sql } from 'drizzle-orm'
 import { index, integer, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
 import { timestamptz } from '../../db/columns.ts'
+import { PROVIDER_STATES } from '../../integrations/hosting.ts'
 import { users } from '../auth/tables.ts'
 import { platformSchema } from '../schema.ts'
 import { works } from '../works/tables.ts'
 
-/** SPEC.md "Deployment verification". */
-export const VERIFICATION_STATES = [
-  'INITIALIZING',
-  'QUEUED',
-  'BUILDING',
-  'READY',
-  'ERROR',
-  'CANCELED',
-  'TIMEOUT',
-] as const
+/** SPEC.md "Deployment verification": the provider's states, and TIMEOUT when it never settled. */
+export const VERIFICATION_STATES = [...PROVIDER_STATES, 'TIMEOUT'] as const
 export type VerificationState = (typeof VERIFICATION_STATES)[number]
 export const TERMINAL_STATES: readonly VerificationState[] = ['READY', 'ERROR', 'CANCELED', 'TIMEOUT']
 export type FailedState = 'ERROR' | 'CANCELED' | 'TIMEOUT'

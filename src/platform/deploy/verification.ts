@@ -2,6 +2,12 @@ import { and, eq, inArray, lt, sql } from 'drizzle-orm'
 import type { Logger } from 'pino'
 import type { Db, DbOrTx, Tx } from '../../db/index.ts'
 import { arrayOf } from '../../db/queries.ts'
+import {
+  type HostingProvider,
+  ProviderAuthError,
+  type ProviderDeployment,
+  ProviderUnavailableError,
+} from '../../integrations/hosting.ts'
 import { type Jobs, sendMany } from '../../jobs/index.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { coalesced } from '../../lib/coalesce.ts'
@@ -9,12 +15,6 @@ import type { Envelope } from '../../lib/crypto.ts'
 import { isUuid } from '../../lib/ids.ts'
 import type { PlatformEvents } from '../events.ts'
 import { works } from '../works/tables.ts'
-import {
-  type HostingProvider,
-  ProviderAuthError,
-  type ProviderDeployment,
-  ProviderUnavailableError,
-} from './provider.ts'
 import { deployments, type FailedState, TERMINAL_STATES, type VerificationState } from './tables.ts'
 
 export const VERIFICATION_JOB = 'deploy-verification'

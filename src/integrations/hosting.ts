@@ -1,7 +1,15 @@
+/**
+ * A hosting provider as deploy sees it, whichever provider it is: each provider's client (`vercel/client.ts`)
+ * speaks its own API and maps the answers to these shapes and its failures to these two errors.
+ */
+
+/** SPEC.md's verification states a provider's deployment can be in (TIMEOUT is Curio's own). */
+export const PROVIDER_STATES = ['INITIALIZING', 'QUEUED', 'BUILDING', 'READY', 'ERROR', 'CANCELED'] as const
+
 /** A deployment at the hosting provider, in SPEC.md's verification states. */
 export interface ProviderDeployment {
   id: string
-  state: 'INITIALIZING' | 'QUEUED' | 'BUILDING' | 'READY' | 'ERROR' | 'CANCELED'
+  state: (typeof PROVIDER_STATES)[number]
   /** `https://…`, once the provider gave one. */
   url: string | undefined
   /** The provider's reason for an ERROR. */

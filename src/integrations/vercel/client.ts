@@ -7,11 +7,12 @@ import { VercelError } from '@vercel/sdk/models/vercelerror.js'
 import type { Result } from '@vercel/sdk/types/fp.js'
 import {
   type HostingProvider,
+  PROVIDER_STATES,
   ProviderAuthError,
   type ProviderDeployment,
   type ProviderScope,
   ProviderUnavailableError,
-} from './provider.ts'
+} from '../hosting.ts'
 
 export interface VercelProviderOptions {
   /** The REST API's base URL (`VERCEL_API_URL`). */
@@ -20,18 +21,9 @@ export interface VercelProviderOptions {
   timeoutMs?: number
 }
 
-const STATES: readonly ProviderDeployment['state'][] = [
-  'INITIALIZING',
-  'QUEUED',
-  'BUILDING',
-  'READY',
-  'ERROR',
-  'CANCELED',
-]
-
 /** Vercel's states in SPEC.md's: a blocked or deleted deployment will not become READY. */
 function stateOf(raw: string | undefined): ProviderDeployment['state'] {
-  if (raw && (STATES as readonly string[]).includes(raw)) return raw as ProviderDeployment['state']
+  if (raw && (PROVIDER_STATES as readonly string[]).includes(raw)) return raw as ProviderDeployment['state']
   if (raw === 'BLOCKED' || raw === 'DELETED') return raw === 'DELETED' ? 'CANCELED' : 'ERROR'
   return 'QUEUED'
 }
