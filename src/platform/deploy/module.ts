@@ -4,11 +4,16 @@ import type { RateLimit } from '../../http/rate-limit.ts'
 import type { HostingProvider } from '../../integrations/hosting.ts'
 import type { Jobs } from '../../jobs/index.ts'
 import type { PlatformEvents } from '../events.ts'
+import { createDeployBatch, type DeployBatchDeps } from './batch.ts'
+import { createDeployCredentials, type DeployCredentialsDeps } from './credentials.ts'
 import { deployRoutes } from './routes.ts'
 import { createDeployService, type DeployServiceDeps } from './service.ts'
 import { createVerification, VERIFICATION_JOB, VERIFICATION_RECOVERY_JOB } from './verification.ts'
 
-export interface DeployModuleDeps extends Omit<DeployServiceDeps, 'providers' | 'verification'> {
+export interface DeployModuleDeps
+  extends Omit<DeployCredentialsDeps, 'providers'>,
+    Omit<DeployServiceDeps, 'credentials' | 'verification'>,
+    Omit<DeployBatchDeps, 'deploy'> {
   log: Logger
   jobs: Pick<Jobs, 'send' | 'boss'>
   rateLimit: RateLimit
@@ -32,11 +37,13 @@ const VERIFICATION_EXPIRY_SECONDS = 60
 export function deployModule(deps: DeployModuleDeps) {
   const providers = new Map(deps.providers.map((provider) => [provider.id, provider]))
   const verification = createVerification({ ...deps, providers })
-  const deploy = createDeployService({ ...deps, providers, verification })
+  const credentials = createDeployCredentials({ ...deps, providers })
+  const deploy = createDeployService({ ...deps, credentials, verification })
+  const batch = createDeployBatch({ ...deps, deploy })
 
   const module: Module<PlatformEvents> = {
     name: 'deploy',
-    routes: (app) => deployRoutes(app, { deploy, rateLimit: deps.rateLimit }),
+    routes: (app) => deployRoutes(app, { credentials, deploy, batch, rateLimit: deps.rateLimit }),
     jobs: [
       {
         name: VERIFICATION_JOB,

@@ -7,6 +7,8 @@ import { contextOf } from '../http/context.ts'
 import { authOf } from '../http/guard.ts'
 import { errors } from '../http/schemas.ts'
 import { limitedPerAccount, perAccount } from '../rate-limit.ts'
+import { BATCH_MAX_WORKS, type DeployBatch } from './batch.ts'
+import type { DeployCredentials } from './credentials.ts'
 import {
   BatchBody,
   BatchResult,
@@ -21,7 +23,7 @@ import {
   TokenValidation,
   WorkParams,
 } from './schemas.ts'
-import { BATCH_MAX_WORKS, type DeployService } from './service.ts'
+import type { DeployService } from './service.ts'
 
 /** Per account: deploying runs GitHub and provider calls, so it is limited more than the reads. */
 export const DEPLOY_RATE_LIMITS = {
@@ -41,7 +43,12 @@ const WHO =
 
 export function deployRoutes(
   app: App,
-  { deploy, rateLimit }: { deploy: DeployService; rateLimit: RateLimit },
+  {
+    credentials,
+    deploy,
+    batch,
+    rateLimit,
+  }: { credentials: DeployCredentials; deploy: DeployService; batch: DeployBatch; rateLimit: RateLimit },
 ) {
   const limit = (route: string, rule: RateLimitRule) => rateLimit(route, rule, account)
 
@@ -57,7 +64,7 @@ export function deployRoutes(
         response: { 200: ProviderList, ...errors(401, 403, 429) },
       },
     },
-    async (req) => deploy.providers(authOf(req).userId),
+    async (req) => credentials.providers(authOf(req).userId),
   )
 
   app.get(
@@ -78,7 +85,7 @@ export function deployRoutes(
         },
       },
     },
-    async (req) => deploy.configured(authOf(req).userId, req.params.providerId),
+    async (req) => credentials.configured(authOf(req).userId, req.params.providerId),
   )
 
   app.post(
@@ -141,7 +148,7 @@ export function deployRoutes(
         response: { 200: TokenValidation, ...errors(401, 403, 429, [502, 'DEPLOY_PROVIDER_UNAVAILABLE']) },
       },
     },
-    async (req) => deploy.validateToken(authOf(req).userId),
+    async (req) => credentials.validateToken(authOf(req).userId),
   )
 
   app.post(
@@ -163,7 +170,7 @@ export function deployRoutes(
         },
       },
     },
-    async (req) => deploy.teams(authOf(req).userId, req.params.id),
+    async (req) => credentials.teams(authOf(req).userId, req.params.id),
   )
 
   app.post(
@@ -179,7 +186,7 @@ export function deployRoutes(
         response: { 200: CapabilityCheck, ...errors(401, 403, workNotFound, 429) },
       },
     },
-    async (req) => deploy.check(authOf(req).userId, req.params.id),
+    async (req) => credentials.check(authOf(req).userId, req.params.id),
   )
 
   app.post(
@@ -221,6 +228,6 @@ export function deployRoutes(
         },
       },
     },
-    async (req) => deploy.batch(authOf(req).userId, req.body, contextOf(req)),
+    async (req) => batch(authOf(req).userId, req.body, contextOf(req)),
   )
 }

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox'
 import { Timestamp } from '../../http/schemas.ts'
-import { BATCH_MAX_WORKS } from './service.ts'
+import { BATCH_MAX_WORKS } from './batch.ts'
 import { VERIFICATION_STATES } from './tables.ts'
 
 const EXAMPLE_WORK_ID = '0b6d1c1e-4a57-4f5e-9d55-2b1f0c7e3a10'

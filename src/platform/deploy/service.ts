@@ -1,28 +1,20 @@
 import { randomUUID } from 'node:crypto'
-import { setTimeout as delay } from 'node:timers/promises'
 import { desc, eq } from 'drizzle-orm'
 import type { Logger } from 'pino'
 import type { Db } from '../../db/index.ts'
-import { createGitHubClient, type GitHubClient, gitHostStatus } from '../../integrations/github/client.ts'
-import { type HostingProvider, ProviderAuthError } from '../../integrations/hosting.ts'
+import { gitHostStatus } from '../../integrations/github/client.ts'
+import type { HostingProvider } from '../../integrations/hosting.ts'
 import type { Clock } from '../../lib/clock.ts'
 import type { Envelope } from '../../lib/crypto.ts'
-import { badRequest, HttpError, invalidInput, notFound } from '../../lib/errors.ts'
+import { badRequest, HttpError } from '../../lib/errors.ts'
 import type { EventContext, PlatformEvents } from '../events.ts'
 import type { NotificationService } from '../notifications/service.ts'
-import type { PluginService } from '../plugins/service.ts'
-import { canEditAs, type WorkAccess, type WorkWithRole, workNotFound } from '../works/access.ts'
+import type { WorkWithRole } from '../works/access.ts'
 import { works } from '../works/tables.ts'
+import { type DeployCredentials, GIT_AUTH_KEY, GIT_PLUGIN } from './credentials.ts'
 import { createPipeline, PipelineError } from './pipeline.ts'
 import { deployments } from './tables.ts'
 import { type DeploymentRow, tokenContext, type Verification } from './verification.ts'
-
-/** The git host every deployment goes through (CONTRACT.md: the `github` plugin). */
-export const GIT_PLUGIN = 'github'
-export const GIT_AUTH_KEY = `git-auth:${GIT_PLUGIN}`
-/** The provider a work deploys to unless one of its plugins holds the `deploy` capability. */
-export const DEFAULT_PROVIDER = 'vercel'
-export const BATCH_MAX_WORKS = 100
 
 export interface DeployServiceDeps {
   db: Db
@@ -30,35 +22,19 @@ export interface DeployServiceDeps {
   log: Pick<Logger, 'info' | 'warn'>
   envelope: Envelope
   events: PlatformEvents
-  access: Pick<WorkAccess, 'requireView'>
-  plugins: Pick<PluginService, 'resolveForWork' | 'resolveForUser' | 'list'>
   notifications: Pick<NotificationService, 'notifyGitAuthExpired' | 'clearByDeduplicationKey'>
-  providers: ReadonlyMap<string, HostingProvider>
+  credentials: Pick<
+    DeployCredentials,
+    'deployable' | 'providerFor' | 'gitFor' | 'gitClient' | 'sharedNote' | 'asking'
+  >
   verification: Verification
-  githubApiUrl: string
-  /** Octokit's retry base (GITHUB_RETRY_BASE_MS). */
-  githubRetryBaseMs: number
   templateRepository: string | undefined
   pollIntervalMs: number
   dispatchRetryDelayMs: number
-  batchConcurrency: number
-  batchDelayMs: number
 }
 
 export interface DeployBody {
   teamScope?: string | undefined
-}
-
-export interface BatchBody {
-  works: { workId: string; teamScope?: string | undefined }[]
-  teamScope?: string | undefined
-}
-
-export interface BatchResult {
-  workId: string
-  slug: string | null
-  status: 'pending' | 'error'
-  message: string
 }
 
 /** A deployment as lookup shows it. */
@@ -83,92 +59,15 @@ export function deploymentOf(row: DeploymentRow) {
   }
 }
 
-const providerUnavailable = (provider: HostingProvider, error: unknown) =>
-  new HttpError(
-    502,
-    'DEPLOY_PROVIDER_UNAVAILABLE',
-    `${provider.name} could not be asked: ${error instanceof Error ? error.message : String(error)}`,
-  )
-
 /**
- * Deploying works: the capability checks, the pipeline against GitHub (pipeline.ts) with the owner's
- * credentials, and the start of the verification (verification.ts) in the transaction that records the
- * deployment and its event.
+ * Deploying a work: its owner's credentials checked (credentials.ts), the pipeline against GitHub
+ * (pipeline.ts), and the start of the verification (verification.ts) in the transaction that records the
+ * deployment and its event; and the latest deployment of a work.
  */
 export function createDeployService(deps: DeployServiceDeps) {
-  const { db, clock, log, envelope, events, access, plugins, notifications, providers, verification } = deps
+  const { db, clock, log, envelope, events, notifications, credentials, verification } = deps
+  const { deployable, providerFor, gitFor, gitClient, sharedNote, asking } = credentials
   const pipeline = createPipeline({ clock, dispatchRetryDelayMs: deps.dispatchRetryDelayMs })
-
-  /** The work when the caller may deploy it (owner or editor); any other caller gets 404. */
-  async function deployable(workId: string, userId: string): Promise<WorkWithRole> {
-    const work = await access.requireView(workId, userId).catch(() => undefined)
-    if (!work || !canEditAs(work.role)) throw workNotFound()
-    return work
-  }
-
-  function providerOf(providerId: string): HostingProvider {
-    const provider = providers.get(providerId)
-    if (!provider)
-      throw notFound(
-        `No deployment provider has the id "${providerId.slice(0, 64)}"`,
-        'DEPLOY_PROVIDER_NOT_FOUND',
-      )
-    return provider
-  }
-
-  /** The owner's provider credentials for the work (work level, owner level, environment). */
-  async function providerFor(work: WorkWithRole) {
-    const provider = providerOf(DEFAULT_PROVIDER)
-    const resolved = await plugins.resolveForWork(work, provider.id)
-    const token = resolved.settings.token
-    return {
-      provider,
-      token: typeof token === 'string' && token ? token : undefined,
-      teamScope: typeof resolved.settings.teamScope === 'string' ? resolved.settings.teamScope : undefined,
-    }
-  }
-
-  async function gitFor(work: WorkWithRole) {
-    const resolved = await plugins.resolveForWork(work, GIT_PLUGIN)
-    const token = resolved.settings.token
-    return {
-      token: typeof token === 'string' && token ? token : undefined,
-      owner:
-        typeof resolved.settings.owner === 'string' && resolved.settings.owner
-          ? resolved.settings.owner
-          : undefined,
-    }
-  }
-
-  const gitClient = (token: string): GitHubClient =>
-    createGitHubClient({
-      baseUrl: deps.githubApiUrl,
-      token,
-      userAgent: 'curio-platform',
-      retry: { retries: 3, baseMs: deps.githubRetryBaseMs },
-    })
-
-  const sharedNote = (work: WorkWithRole) =>
-    work.role === 'owner' ? '' : ' (a shared work deploys with its owner’s)'
-
-  /** A provider call with the work's token: a rejected token is 400, no usable answer 502. */
-  async function asking<T>(
-    provider: HostingProvider,
-    work: WorkWithRole,
-    call: () => Promise<T>,
-  ): Promise<T> {
-    try {
-      return await call()
-    } catch (error) {
-      if (error instanceof ProviderAuthError) {
-        throw badRequest(
-          `${provider.name} rejected the token${sharedNote(work)}: ${error.message}`,
-          'DEPLOY_TOKEN_INVALID',
-        )
-      }
-      throw providerUnavailable(provider, error)
-    }
-  }
 
   /** Records a deploy that failed before its dispatch: a deployment in ERROR with its event, in one transaction. */
   async function recordFailure(
@@ -349,94 +248,6 @@ export function createDeployService(deps: DeployServiceDeps) {
   return {
     deploy,
 
-    async providers(userId: string) {
-      const entries = await plugins.list(userId, 'deployment')
-      return {
-        status: 'success' as const,
-        providers: entries
-          .filter((entry) => providers.has(entry.id))
-          .map((entry) => ({ id: entry.id, name: entry.name, enabled: entry.enabled })),
-      }
-    },
-
-    async configured(userId: string, providerId: string) {
-      const provider = providerOf(providerId)
-      const resolved = await plugins.resolveForUser(userId, provider.id)
-      return {
-        status: 'success' as const,
-        providerId: provider.id,
-        name: provider.name,
-        available: true,
-        enabled: resolved.enabled,
-        configured: resolved.configured,
-      }
-    },
-
-    async validateToken(userId: string) {
-      const provider = providerOf(DEFAULT_PROVIDER)
-      const resolved = await plugins.resolveForUser(userId, provider.id)
-      const token = resolved.settings.token
-      if (typeof token !== 'string' || !token) {
-        return {
-          status: 'success' as const,
-          valid: false,
-          providerId: provider.id,
-          account: null,
-          message: `No ${provider.name} token is configured: enable the ${provider.id} plugin with one`,
-        }
-      }
-      try {
-        const account = await provider.account(token)
-        return {
-          status: 'success' as const,
-          valid: true,
-          providerId: provider.id,
-          account: { id: account.id, username: account.username },
-          message: `The ${provider.name} token belongs to ${account.username}`,
-        }
-      } catch (error) {
-        if (!(error instanceof ProviderAuthError)) throw providerUnavailable(provider, error)
-        return {
-          status: 'success' as const,
-          valid: false,
-          providerId: provider.id,
-          account: null,
-          message: `${provider.name} rejected the token: ${error.message}`,
-        }
-      }
-    },
-
-    async teams(userId: string, workId: string) {
-      const work = await deployable(workId, userId)
-      const { provider, token } = await providerFor(work)
-      if (!token) {
-        throw badRequest(
-          `${provider.name} is not configured for this work${sharedNote(work)}`,
-          'DEPLOY_NOT_CONFIGURED',
-        )
-      }
-      const teams = await asking(provider, work, () => provider.teams(token))
-      return { status: 'success' as const, providerId: provider.id, teams }
-    },
-
-    async check(userId: string, workId: string) {
-      const work = await deployable(workId, userId)
-      const provider = providerOf(DEFAULT_PROVIDER)
-      const [owner, own, git] = await Promise.all([
-        providerFor(work),
-        plugins.resolveForUser(userId, provider.id),
-        gitFor(work),
-      ])
-      const ownerHasToken = owner.token !== undefined
-      return {
-        status: 'success' as const,
-        canDeploy: ownerHasToken && git.token !== undefined,
-        isShared: work.role !== 'owner',
-        ownerHasToken,
-        userHasToken: typeof own.settings.token === 'string' && own.settings.token !== '',
-      }
-    },
-
     async lookup(userId: string, workId: string) {
       const work = await deployable(workId, userId)
       const [row] = await db
@@ -447,77 +258,6 @@ export function createDeployService(deps: DeployServiceDeps) {
         .limit(1)
       return { status: 'success' as const, deployment: row ? deploymentOf(row) : null }
     },
-
-    /**
-     * Deploys each work, `batchConcurrency` at a time, a group starting `batchDelayMs` after the previous
-     * one started (and once it ended), as SPEC.md's 2 s between groups; answers each one's outcome.
-     */
-    async batch(userId: string, body: BatchBody, context: EventContext) {
-      const first = new Map<string, number>()
-      const repeated = body.works.flatMap(({ workId }, index) => {
-        const earlier = first.get(workId)
-        if (earlier === undefined) first.set(workId, index)
-        return earlier === undefined
-          ? []
-          : [
-              {
-                field: `body.works.${index}.workId`,
-                message: `repeats body.works.${earlier}.workId: each work once`,
-              },
-            ]
-      })
-      if (repeated.length > 0) throw invalidInput(repeated)
-      const results: BatchResult[] = []
-      let groupStarted = 0
-      for (let start = 0; start < body.works.length; start += deps.batchConcurrency) {
-        // Groups start batchDelayMs apart, and never before the previous one ended: at most
-        // batchConcurrency deploys at once.
-        if (start > 0) await delay(Math.max(0, groupStarted + deps.batchDelayMs - Date.now()))
-        groupStarted = Date.now()
-        const group = body.works.slice(start, start + deps.batchConcurrency)
-        const settled = await Promise.allSettled(
-          group.map((item) =>
-            deploy(userId, item.workId, { teamScope: item.teamScope ?? body.teamScope }, context),
-          ),
-        )
-        for (const [index, outcome] of settled.entries()) {
-          const { workId } = group[index]!
-          if (outcome.status === 'fulfilled') {
-            results.push({
-              workId,
-              slug: outcome.value.slug,
-              status: 'pending',
-              message: outcome.value.message,
-            })
-          } else {
-            const error = outcome.reason
-            if (!(error instanceof HttpError)) log.warn({ workId, err: error }, 'batch deploy failed')
-            results.push({
-              workId,
-              slug: await slugOf(userId, workId),
-              status: 'error',
-              message: error instanceof HttpError ? error.message : 'The deployment could not be started',
-            })
-          }
-        }
-      }
-      const started = results.filter((result) => result.status === 'pending').length
-      const failed = results.length - started
-      return {
-        status: failed === 0 ? ('success' as const) : started > 0 ? ('partial' as const) : ('error' as const),
-        message: `Started ${started} of ${results.length} deployment${results.length === 1 ? '' : 's'}${failed ? `; ${failed} failed` : ''}`,
-        totalRequested: results.length,
-        successfullyStarted: started,
-        failed,
-        results,
-      }
-    },
-  }
-
-  /** The slug of a work the caller may see, for a batch result; null for one they may not. */
-  async function slugOf(userId: string, workId: string): Promise<string | null> {
-    const work = await access.requireView(workId, userId).catch(() => undefined)
-    return work?.slug ?? null
   }
 }
 
