@@ -17,10 +17,7 @@
  */
 const knownFileCycles = {}
 
-const knownModuleCycles = {
-  // Being broken by the sponsor-ads and payments-inbox rework.
-  'payments ↔ sponsor-ads': ['src/directory/payments', 'src/directory/sponsor-ads'],
-}
+const knownModuleCycles = {}
 
 /** `^(a|b)$` for exact paths. */
 const exactly = (paths) => `^(${[...paths].map((path) => path.replaceAll('.', '\\.')).join('|')})$`

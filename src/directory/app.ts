@@ -229,6 +229,7 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
     config,
     redirectOrigins: appOrigins(config),
     accounts,
+    site: site.site,
   })
   const reports = reportsModule({
     db,
@@ -253,7 +254,14 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
     locationEnabled: async () => config.locationEnabled && (await siteLocationEnabled()),
     caches: items.items.caches,
   })
-  const payments = paymentsModule({ db, clock, log, jobs, rateLimit, site: site.site, config })
+  const payments = paymentsModule({
+    db,
+    clock,
+    log,
+    rateLimit,
+    config,
+    handlers: [sponsorAds.paymentHandler],
+  })
 
   installModules(
     app,

@@ -43,12 +43,6 @@ const isVerb = (name: string): name is Verb => (VERBS as readonly string[]).incl
  */
 const EXCEPTIONS: { under: string; owner?: string; reason: string; temporary?: true }[] = [
   { under: 'src/directory/seed/', reason: 'the demo seeder fills every table of an empty directory' },
-  {
-    under: 'src/directory/payments/processing.ts',
-    owner: 'directory/sponsor-ads',
-    reason: 'the ad’s payment moves, until they are sponsor-ads’ own (issue 27)',
-    temporary: true,
-  },
 ]
 
 const excepted = (write: Write) =>

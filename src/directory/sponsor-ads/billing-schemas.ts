@@ -1,9 +1,9 @@
 import { type Static, Type } from 'typebox'
 import { NullableTimestamp, Query, Timestamp } from '../../http/schemas.ts'
+import { PAYMENT_PROVIDERS } from '../../integrations/payments/registry.ts'
 import { PageMetaFields, PageQueryFields } from '../../lib/pagination.ts'
-import { PAYMENT_KINDS } from '../payments/tables.ts'
-import { WEBHOOK_PROVIDERS } from '../payments/webhook-routes.ts'
 import { EXAMPLE_ID, EXAMPLE_USER, Nullable } from './schemas.ts'
+import { PAYMENT_KINDS } from './tables.ts'
 
 // What the providers reported about the ads: payment records and provider subscriptions, and the admins'
 // lists of them.
@@ -65,7 +65,7 @@ export const SubscriptionRecord = Type.Object({
 })
 export type SubscriptionRecord = Static<typeof SubscriptionRecord>
 
-const Provider = Type.Enum([...WEBHOOK_PROVIDERS])
+const Provider = Type.Enum(PAYMENT_PROVIDERS.map((provider) => provider.id))
 
 export const PaymentQuery = Query({
   ...PageQueryFields,

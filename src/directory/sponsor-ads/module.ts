@@ -3,9 +3,12 @@ import type { Config } from '../../config.ts'
 import type { Db } from '../../db/index.ts'
 import type { Module } from '../../http/modules.ts'
 import type { PaymentGateways } from '../../integrations/payments/gateway.ts'
+import { createSmtpMailer } from '../../integrations/smtp/mailer.ts'
 import type { Jobs } from '../../jobs/index.ts'
 import type { Clock } from '../../lib/clock.ts'
 import type { AccountService } from '../accounts/service.ts'
+import type { SiteService } from '../site/service.ts'
+import { createSponsorAdBilling, SPONSOR_AD_MAIL_JOB, type SponsorAdMail } from './billing.ts'
 import { adminBillingRoutes } from './billing-routes.ts'
 import {
   createSponsorAdClosing,
@@ -21,9 +24,10 @@ import { adminSponsorAdRoutes } from './review-routes.ts'
 import { createSponsorAdShelf } from './shelf.ts'
 
 /**
- * Sponsor ads: the public shelf, a user's own ads with checkout and renewal through the configured
- * payment provider, the admins' review, the scheduled expiry, and the retried cancellation of provider
- * subscriptions.
+ * Sponsor ads, their whole life: the public shelf, a user's own ads with checkout and renewal through the
+ * configured payment provider, the admins' review, what each payment event does to an ad (`paymentHandler`,
+ * which the app hands to the payments inbox) with its emails through SMTP, the payment records and
+ * subscriptions, the scheduled expiry, and the retried cancellation of provider subscriptions.
  */
 export function sponsorAdsModule(deps: {
   db: Db
@@ -40,15 +44,29 @@ export function sponsorAdsModule(deps: {
     | 'sponsorCurrency'
     | 'sponsorExpiryCron'
     | 'subscriptionCancelRetrySeconds'
+    | 'smtpUrl'
+    | 'smtpFrom'
+    | 'smtpTimeoutMs'
   >
   redirectOrigins: ReadonlySet<string>
   accounts: Pick<AccountService, 'beforeRemove'>
+  site: Pick<SiteService, 'settings'>
 }) {
+  const { config } = deps
+  const mailer = config.smtpUrl
+    ? createSmtpMailer({ url: config.smtpUrl, from: config.smtpFrom, timeoutMs: config.smtpTimeoutMs })
+    : undefined
   const closing = createSponsorAdClosing(deps)
   const owner = createOwnerSponsorAds({ ...deps, closing })
   const review = createSponsorAdReview({ ...deps, closing })
   const shelf = createSponsorAdShelf(deps)
   const ledger = createSponsorAdLedger(deps)
+  const billing = createSponsorAdBilling({
+    ...deps,
+    ledger,
+    mailer,
+    siteName: async () => (await deps.site.settings()).data.site.name,
+  })
   deps.accounts.beforeRemove((tx, userId) => closing.cancelSubscriptionsOf(tx, userId))
   const module: Module = {
     name: 'sponsor-ads',
@@ -61,7 +79,7 @@ export function sponsorAdsModule(deps: {
     jobs: [
       {
         name: SPONSOR_EXPIRY_JOB,
-        cron: deps.config.sponsorExpiryCron,
+        cron: config.sponsorExpiryCron,
         handler: async () => {
           await closing.expire()
         },
@@ -71,10 +89,18 @@ export function sponsorAdsModule(deps: {
         handler: async (job: SubscriptionCancelJob) => closing.cancelSubscription(job),
         // A provider that fails (5xx, 429, no answer) is tried again with backoff for about a day.
         retryLimit: 12,
-        retryDelaySeconds: deps.config.subscriptionCancelRetrySeconds,
+        retryDelaySeconds: config.subscriptionCancelRetrySeconds,
+        retryBackoff: true,
+      },
+      {
+        name: SPONSOR_AD_MAIL_JOB,
+        handler: async (mail: SponsorAdMail) => billing.sendMail(mail),
+        retryLimit: 8,
+        retryDelaySeconds: 60,
         retryBackoff: true,
       },
     ],
+    onClose: async () => mailer?.close(),
   }
-  return { module }
+  return { module, paymentHandler: billing.paymentHandler }
 }

@@ -15,12 +15,11 @@ import type { Clock } from '../../lib/clock.ts'
 import { HttpError, invalidInput } from '../../lib/errors.ts'
 import { isUuid } from '../../lib/ids.ts'
 import { offsetOf, pageMeta } from '../../lib/pagination.ts'
-import { sponsorAdPayments } from '../payments/tables.ts'
 import type { SponsorAdClosing } from './closing.ts'
 import type { CreateSponsorAdBody, UserSponsorAdQuery } from './owner-schemas.ts'
 import { adNotFound, invalidTransition, notYours, type SponsorAdRow, sponsorAdOf } from './rows.ts'
 import type { SponsorAd } from './schemas.ts'
-import { type SponsorAdStatus, sponsorAds } from './tables.ts'
+import { type SponsorAdStatus, sponsorAdPayments, sponsorAds } from './tables.ts'
 
 export interface OwnerSponsorAdsDeps {
   db: Db

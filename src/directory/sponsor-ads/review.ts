@@ -6,7 +6,6 @@ import { HttpError, invalidInput } from '../../lib/errors.ts'
 import { isUuid } from '../../lib/ids.ts'
 import { offsetOf, type PageMeta, pageMeta } from '../../lib/pagination.ts'
 import { users } from '../accounts/tables.ts'
-import { paymentSubscriptions, sponsorAdPayments } from '../payments/tables.ts'
 import type { SponsorAdClosing } from './closing.ts'
 import { paymentRecordOf, subscriptionRecordOf } from './ledger.ts'
 import type {
@@ -23,7 +22,7 @@ import {
   type SponsorAdRow,
   sponsorAdOf,
 } from './rows.ts'
-import { OPEN_SPONSOR_AD_STATUSES, sponsorAds } from './tables.ts'
+import { OPEN_SPONSOR_AD_STATUSES, paymentSubscriptions, sponsorAdPayments, sponsorAds } from './tables.ts'
 
 /** What a page of the admin's list is answered with. */
 export interface AdminPage {

@@ -1,5 +1,5 @@
-import { and, desc, eq } from 'drizzle-orm'
-import type { DbOrTx, Tx } from '../../db/index.ts'
+import { eq } from 'drizzle-orm'
+import type { Tx } from '../../db/index.ts'
 import type { CheckoutProvider } from '../../integrations/payments/gateway.ts'
 import { forbidden, HttpError, notFound } from '../../lib/errors.ts'
 import { isUuid } from '../../lib/ids.ts'
@@ -38,30 +38,6 @@ export async function lockSponsorAd(tx: Tx, id: string): Promise<SponsorAdRow> {
   const [row] = await tx.select().from(sponsorAds).where(eq(sponsorAds.id, id)).for('update')
   if (!row) throw adNotFound()
   return row
-}
-
-/** The ad a payment names, locked: by its metadata's id, else by the provider's subscription. */
-export async function lockAdForPayment(
-  tx: DbOrTx,
-  ref: { sponsorAdId: string | null; provider: string; subscriptionId: string | null },
-): Promise<SponsorAdRow | null> {
-  if (ref.sponsorAdId && isUuid(ref.sponsorAdId)) {
-    const [row] = await tx.select().from(sponsorAds).where(eq(sponsorAds.id, ref.sponsorAdId)).for('update')
-    if (row) return row
-  }
-  if (ref.subscriptionId) {
-    const [row] = await tx
-      .select()
-      .from(sponsorAds)
-      .where(
-        and(eq(sponsorAds.paymentProvider, ref.provider), eq(sponsorAds.subscriptionId, ref.subscriptionId)),
-      )
-      .orderBy(desc(sponsorAds.createdAt))
-      .limit(1)
-      .for('update')
-    if (row) return row
-  }
-  return null
 }
 
 export const sponsorAdOf = (row: SponsorAdRow): SponsorAd => ({

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { check, index, integer, text, uniqueIndex, uuid, varchar } from 'drizzle-orm/pg-core'
+import { boolean, check, index, integer, jsonb, text, uniqueIndex, uuid, varchar } from 'drizzle-orm/pg-core'
 import { timestamptz } from '../../db/columns.ts'
 import { users } from '../accounts/tables.ts'
 import { directorySchema } from '../schema.ts'
@@ -87,5 +87,82 @@ export const sponsorAds = directorySchema.table(
     index('sponsor_ads_created_idx').on(table.createdAt.desc(), table.id.desc()),
     // Events that name only the provider's subscription find their ad by it.
     index('sponsor_ads_subscription_idx').on(table.paymentProvider, table.subscriptionId),
+  ],
+)
+
+export const PAYMENT_KINDS = ['initial', 'renewal', 'failed', 'refund'] as const
+export type PaymentKind = (typeof PAYMENT_KINDS)[number]
+
+/**
+ * Every payment, failed payment and refund the providers reported. `(provider, reference)` is unique:
+ * the reference names the payment itself (a subscription's first payment, an invoice, an order), so the
+ * several events a provider sends for one payment, in whatever order, record and apply it once.
+ */
+export const sponsorAdPayments = directorySchema.table(
+  'sponsor_ad_payments',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    provider: varchar('provider', { length: 20 }).notNull(),
+    reference: varchar('reference', { length: 300 }).notNull(),
+    kind: varchar('kind', { length: 20 }).$type<PaymentKind>().notNull(),
+    /** The webhook event that recorded it. */
+    eventId: varchar('event_id', { length: 255 }).notNull(),
+    eventType: varchar('event_type', { length: 100 }).notNull(),
+    /** Kept when the ad or its user is deleted: money records outlive them. */
+    sponsorAdId: uuid('sponsor_ad_id').references(() => sponsorAds.id, { onDelete: 'set null' }),
+    userId: uuid('user_id').references(() => users.id, { onDelete: 'set null' }),
+    /** Minor units; null when the provider did not say. Refunds are positive amounts of kind `refund`. */
+    amount: integer('amount'),
+    currency: varchar('currency', { length: 10 }),
+    subscriptionId: varchar('subscription_id', { length: 255 }),
+    customerId: varchar('customer_id', { length: 255 }),
+    /** What it did to its ad: `submitted`, `renewed`, `credited`, `none`. */
+    effect: varchar('effect', { length: 20 }).notNull(),
+    createdAt: timestamptz('created_at').notNull(),
+  },
+  (table) => [
+    check('sponsor_ad_payments_kind_check', sql`${table.kind} in ('initial', 'renewal', 'failed', 'refund')`),
+    uniqueIndex('sponsor_ad_payments_reference_unique').on(table.provider, table.reference),
+    index('sponsor_ad_payments_ad_idx').on(table.sponsorAdId, table.createdAt),
+    index('sponsor_ad_payments_user_idx').on(table.userId),
+    index('sponsor_ad_payments_created_idx').on(table.createdAt.desc(), table.id.desc()),
+  ],
+)
+
+/** SPEC.md's normalised subscription, one row per provider subscription, kept by its events. */
+export const paymentSubscriptions = directorySchema.table(
+  'payment_subscriptions',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    provider: varchar('provider', { length: 20 }).notNull(),
+    subscriptionId: varchar('subscription_id', { length: 255 }).notNull(),
+    userId: uuid('user_id').references(() => users.id, { onDelete: 'set null' }),
+    sponsorAdId: uuid('sponsor_ad_id').references(() => sponsorAds.id, { onDelete: 'set null' }),
+    /** What was bought: `sponsor_ad_weekly`, `sponsor_ad_monthly`. */
+    planId: varchar('plan_id', { length: 100 }),
+    status: varchar('status', { length: 40 }).notNull(),
+    startDate: timestamptz('start_date'),
+    /** The end of the current period. */
+    endDate: timestamptz('end_date'),
+    priceId: varchar('price_id', { length: 255 }),
+    customerId: varchar('customer_id', { length: 255 }),
+    currency: varchar('currency', { length: 10 }),
+    amount: integer('amount'),
+    interval: varchar('interval', { length: 20 }),
+    intervalCount: integer('interval_count'),
+    trialStart: timestamptz('trial_start'),
+    trialEnd: timestamptz('trial_end'),
+    cancelledAt: timestamptz('cancelled_at'),
+    cancelAtPeriodEnd: boolean('cancel_at_period_end').notNull().default(false),
+    cancelReason: text('cancel_reason'),
+    metadata: jsonb('metadata').$type<Record<string, unknown>>().notNull().default({}),
+    createdAt: timestamptz('created_at').notNull(),
+    updatedAt: timestamptz('updated_at').notNull(),
+  },
+  (table) => [
+    uniqueIndex('payment_subscriptions_provider_unique').on(table.provider, table.subscriptionId),
+    index('payment_subscriptions_ad_idx').on(table.sponsorAdId),
+    index('payment_subscriptions_user_idx').on(table.userId),
+    index('payment_subscriptions_updated_idx').on(table.updatedAt.desc(), table.id.desc()),
   ],
 )
