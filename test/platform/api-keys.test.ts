@@ -8,6 +8,7 @@ import { apiKeys } from '../../src/platform/api-keys/tables.ts'
 import { users } from '../../src/platform/auth/tables.ts'
 import { startPlatform, uniqueEmail } from '../helpers/apps.ts'
 import { race } from '../helpers/database.ts'
+import { requests } from '../helpers/requests.ts'
 
 type Harness = Awaited<ReturnType<typeof startPlatform>>
 let h: Harness
@@ -42,13 +43,10 @@ async function register(harness = h): Promise<Account> {
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
 
+/** Requests as `account`'s client sends them, with its access token. */
+const as = (account: Account, harness = h) => requests(harness, { token: account.token })
 const createRaw = (account: Account, payload: unknown, harness = h) =>
-  harness.app.inject({
-    method: 'POST',
-    url: KEYS,
-    payload: payload as object,
-    headers: bearer(account.token),
-  })
+  as(account, harness).post(KEYS, payload)
 
 async function createKey(account: Account, payload: object = { name: 'script' }, harness = h) {
   const res = await createRaw(account, payload, harness)
@@ -56,13 +54,11 @@ async function createKey(account: Account, payload: object = { name: 'script' },
   return res.json() as { id: string; name: string; key: string; prefix: string; expiresAt: string | null }
 }
 
-const list = (account: Account, harness = h) =>
-  harness.app.inject({ url: KEYS, headers: bearer(account.token) })
-const revoke = (account: Account, id: string) =>
-  h.app.inject({ method: 'DELETE', url: `${KEYS}/${id}`, headers: bearer(account.token) })
-const meWithKey = (key: string, harness = h) =>
-  harness.app.inject({ url: '/api/auth/me', headers: { 'x-api-key': key } })
-const meWithHeaders = (headers: Record<string, string>) => h.app.inject({ url: '/api/auth/me', headers })
+const list = (account: Account, harness = h) => as(account, harness).get(KEYS)
+const revoke = (account: Account, id: string) => as(account).delete(`${KEYS}/${id}`)
+/** `key` in x-api-key exactly as given: an empty key is sent as an empty header. */
+const meWithKey = (key: string, harness = h) => requests(harness, { apiKey: key }).get('/api/auth/me')
+const meWithHeaders = (headers: Record<string, string>) => requests(h, { headers }).get('/api/auth/me')
 
 async function storedLastUsedAt(id: string, harness = h): Promise<Date | null> {
   const [row] = await harness.databases.platform.db
