@@ -380,6 +380,22 @@ describe('durability', () => {
 })
 
 describe('what the handlers record and send', () => {
+  it('sends an email an earlier version queued finished in payment-mail, as it is', async () => {
+    const to = `queued-${Math.random().toString(36).slice(2, 8)}@example.com`
+    await h.jobs.send('payment-mail', {
+      to,
+      subject: '[Coffee Atlas] Payment received',
+      text: 'Queued before the upgrade.\n\n-- Coffee Atlas',
+    })
+    await until(
+      async () => smtp.messages.some((m) => m.envelope.to.includes(to)),
+      `the queued email reached ${to}`,
+    )
+    const sent = smtp.messages.find((m) => m.envelope.to.includes(to))
+    assert.equal(sent?.headers.subject, '[Coffee Atlas] Payment received')
+    assert.match(sent?.body ?? '', /Queued before the upgrade\./)
+  })
+
   it('emails the payment’s confirmation, marks a failed renewal past due and tells the user, records refunds', async () => {
     const email = `sponsor-${Math.random().toString(36).slice(2, 8)}@example.com`
     const registered = await siteRequest(h, 'POST', '/api/auth/register', {

@@ -22,6 +22,20 @@ export interface SponsorAdMail {
   lines: string[]
 }
 
+/**
+ * The queue a version before the payments inbox put its payment emails in, each one finished (subject and
+ * text already framed). Still worked, so that the emails queued when such a version stopped are sent by
+ * the one that replaced it.
+ */
+export const QUEUED_PAYMENT_MAIL_JOB = 'payment-mail'
+
+/** An email of `QUEUED_PAYMENT_MAIL_JOB`: sent as it is. */
+export interface FinishedMail {
+  to: string
+  subject: string
+  text: string
+}
+
 export interface SponsorAdBillingDeps {
   clock: Clock
   log: Pick<Logger, 'info' | 'warn' | 'error'>
@@ -242,6 +256,14 @@ export function createSponsorAdBilling({ clock, log, jobs, ledger, mailer, siteN
     },
   }
 
+  async function deliver(through: Mailer, mail: FinishedMail): Promise<void> {
+    const outcome = await through.send(mail)
+    if (outcome.ok) return
+    log.warn({ subject: mail.subject, error: outcome.error, retry: outcome.retry }, 'payment email not sent')
+    // Thrown, so pg-boss tries again later; a refusal that will not pass is dropped.
+    if (outcome.retry) throw new Error(outcome.error)
+  }
+
   return {
     /** What the payments inbox hands each event to. */
     paymentHandler: handler,
@@ -250,16 +272,16 @@ export function createSponsorAdBilling({ clock, log, jobs, ledger, mailer, siteN
     async sendMail(mail: SponsorAdMail): Promise<void> {
       if (!mailer) return
       const site = await siteName()
-      const subject = `[${site}] ${mail.subject}`
-      const outcome = await mailer.send({
+      await deliver(mailer, {
         to: mail.to,
-        subject,
+        subject: `[${site}] ${mail.subject}`,
         text: [...mail.lines, '', `-- ${site}`].join('\n'),
       })
-      if (outcome.ok) return
-      log.warn({ subject, error: outcome.error, retry: outcome.retry }, 'payment email not sent')
-      // Thrown, so pg-boss tries again later; a refusal that will not pass is dropped.
-      if (outcome.retry) throw new Error(outcome.error)
+    },
+
+    /** An email an earlier version queued finished: sent as it is. */
+    async sendFinishedMail(mail: FinishedMail): Promise<void> {
+      if (mailer) await deliver(mailer, mail)
     },
   }
 }

@@ -8,7 +8,13 @@ import type { Jobs } from '../../jobs/index.ts'
 import type { Clock } from '../../lib/clock.ts'
 import type { AccountService } from '../accounts/service.ts'
 import type { SiteService } from '../site/service.ts'
-import { createSponsorAdBilling, SPONSOR_AD_MAIL_JOB, type SponsorAdMail } from './billing.ts'
+import {
+  createSponsorAdBilling,
+  type FinishedMail,
+  QUEUED_PAYMENT_MAIL_JOB,
+  SPONSOR_AD_MAIL_JOB,
+  type SponsorAdMail,
+} from './billing.ts'
 import { adminBillingRoutes } from './billing-routes.ts'
 import {
   createSponsorAdClosing,
@@ -95,6 +101,13 @@ export function sponsorAdsModule(deps: {
       {
         name: SPONSOR_AD_MAIL_JOB,
         handler: async (mail: SponsorAdMail) => billing.sendMail(mail),
+        retryLimit: 8,
+        retryDelaySeconds: 60,
+        retryBackoff: true,
+      },
+      {
+        name: QUEUED_PAYMENT_MAIL_JOB,
+        handler: async (mail: FinishedMail) => billing.sendFinishedMail(mail),
         retryLimit: 8,
         retryDelaySeconds: 60,
         retryBackoff: true,
