@@ -106,5 +106,5 @@ function over<T extends Sender>(defaults: Sender, options: T): T {
  * (so one test's rate limits never reach another's), with the defaults given (e.g. an admin's cookie).
  */
 export function siteRequests(target: Target, defaults: Sender = {}): Requests {
-  return requests(target, { origin: APP_ORIGIN, address: randomAddress, ...defaults })
+  return requests(target, over({ origin: APP_ORIGIN, address: randomAddress }, defaults))
 }
