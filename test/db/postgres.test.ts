@@ -40,13 +40,15 @@ function poolThroughProxy(max: number) {
   return { pool, db: drizzleOnPool(pool) }
 }
 
-/** The error `work` fails with, and how long it took to fail. */
-async function failure(work: () => Promise<unknown>): Promise<{ error: unknown; ms: number }> {
-  const started = performance.now()
+/**
+ * The error `work` fails with. Which timeout or refusal ended it is read from the error's reason
+ * (`no answer within 500 ms`, `connection refused`), never from a stopwatch.
+ */
+async function failure(work: () => Promise<unknown>): Promise<{ error: unknown }> {
   try {
     await work()
   } catch (error) {
-    return { error, ms: performance.now() - started }
+    return { error }
   }
   assert.fail('it succeeded')
 }
@@ -72,9 +74,8 @@ describe('the Postgres pool when the link fails', NEEDS_POSTGRES, () => {
     await db.execute(sql`select 1`)
     proxy.blackhole()
     try {
-      const { error, ms } = await failure(() => db.execute(sql`select 1`))
+      const { error } = await failure(() => db.execute(sql`select 1`))
       assert.equal(databaseUnavailable(error), 'no answer within 500 ms')
-      assert.ok(ms >= 450 && ms < 2000, `failed after ${Math.round(ms)} ms`)
       await new Promise((resolve) => setImmediate(resolve))
       assert.equal(pool.totalCount, 0, 'the connection that did not answer is closed')
     } finally {
@@ -89,9 +90,8 @@ describe('the Postgres pool when the link fails', NEEDS_POSTGRES, () => {
     proxy.blackhole()
     try {
       for (let n = 0; n < 3; n++) {
-        const { error, ms } = await failure(() => db.transaction(async (tx) => tx.execute(sql`select 1`)))
+        const { error } = await failure(() => db.transaction(async (tx) => tx.execute(sql`select 1`)))
         assert.ok(error instanceof DatabaseUnavailableError || databaseUnavailable(error), String(error))
-        assert.ok(ms < 2000, `failed after ${Math.round(ms)} ms`)
       }
     } finally {
       await proxy.restore()
@@ -104,9 +104,9 @@ describe('the Postgres pool when the link fails', NEEDS_POSTGRES, () => {
     const { db } = poolThroughProxy(2)
     await proxy.refuse()
     try {
-      const { error, ms } = await failure(() => db.execute(sql`select 1`))
+      // Refused, not timed out: the reason names the refusal, so no timeout was waited for.
+      const { error } = await failure(() => db.execute(sql`select 1`))
       assert.equal(databaseUnavailable(error), 'connection refused')
-      assert.ok(ms < 500, `failed after ${Math.round(ms)} ms`)
     } finally {
       await proxy.restore()
     }
@@ -119,9 +119,8 @@ describe('the Postgres pool when the link fails', NEEDS_POSTGRES, () => {
       await tx.execute(sql`select pg_sleep(1.2)`)
     })
     // The statement outlives the query timeout, so the holder fails too; the waiter fails first.
-    const { error, ms } = await failure(() => db.execute(sql`select 1`))
+    const { error } = await failure(() => db.execute(sql`select 1`))
     assert.equal(databaseUnavailable(error), 'no connection within the connect timeout')
-    assert.ok(ms >= 450 && ms < 2000, `failed after ${Math.round(ms)} ms`)
     await held.catch(() => {})
   })
 
@@ -167,10 +166,8 @@ describe('the Postgres pool when the link fails', NEEDS_POSTGRES, () => {
         },
       })
       proxy.blackhole()
-      const started = performance.now()
+      // Noticed by the heartbeat (the connection itself never errs on a blackhole), then back after the restore.
       await wasLost
-      const ms = performance.now() - started
-      assert.ok(ms < 2000, `lost noticed after ${Math.round(ms)} ms`)
       await proxy.restore()
       await wasBack
       assert.deepEqual(events, ['lost', 'back'])

@@ -48,10 +48,9 @@ describe('the log destination never blocks on stdout', () => {
     closers.push(pair.close)
     const destination = streamDestination(pair.writer, { maxBufferedBytes: 64 * 1024 })
     const before = (await logLinesDropped.get()).values[0]?.value ?? 0
-    const started = performance.now()
+    // 20,000 lines of 230 bytes (4.6 MB) against a reader that takes nothing. The writes are synchronous:
+    // that the loop ends at all shows none waited for the reader (the old destination waited for ever).
     for (let n = 0; n < 20_000; n++) destination.write(line(n))
-    // 20,000 lines of 230 bytes (4.6 MB) against a reader that takes nothing: no write waited for it.
-    assert.ok(performance.now() - started < 2000, 'writing did not wait for the reader')
     assert.ok(pair.writer.writableLength <= 64 * 1024, `buffered ${pair.writer.writableLength} bytes`)
     // The socket's own buffers take a few hundred KB; the rest of 4.6 MB cannot wait anywhere.
     assert.ok(destination.dropped > 10_000, `dropped ${destination.dropped}`)
@@ -107,9 +106,8 @@ describe('the log destination never blocks on stdout', () => {
     const destination = streamDestination(pair.writer)
     for (let n = 0; n < 2000; n++) destination.write(line(n))
     assert.ok(pair.writer.writableLength > 0)
-    const started = performance.now()
     await destination.flush(200)
-    const took = performance.now() - started
-    assert.ok(took >= 190 && took < 2000, `flush returned after ${Math.round(took)} ms`)
+    // It returned although the reader took nothing: it gave up, with lines still waiting in the buffer.
+    assert.ok(pair.writer.writableLength > 0, 'flush returned with lines still buffered')
   })
 })
