@@ -39,9 +39,9 @@ const isVerb = (name: string): name is Verb => (VERBS as readonly string[]).incl
 
 /**
  * The writes a module may make though it does not own the table: those of the files under `under`, into
- * the tables `owner` owns (any, without one). A `temporary` one is work under way and may match nothing.
+ * the tables `owner` owns (any, without one).
  */
-const EXCEPTIONS: { under: string; owner?: string; reason: string; temporary?: true }[] = [
+const EXCEPTIONS: { under: string; owner?: string; reason: string }[] = [
   { under: 'src/directory/seed/', reason: 'the demo seeder fills every table of an empty directory' },
 ]
 
@@ -280,9 +280,9 @@ describe('table ownership', () => {
     )
   })
 
-  it('lists only exceptions that are used (a temporary one aside)', () => {
+  it('lists only exceptions that are used', () => {
     const used = new Set(foreign(writes).map(excepted))
-    const unused = EXCEPTIONS.filter((exception) => !exception.temporary && !used.has(exception))
+    const unused = EXCEPTIONS.filter((exception) => !used.has(exception))
     assert.deepEqual(unused, [])
   })
 
