@@ -1,8 +1,9 @@
-import { and, count, desc, eq, isNull, sql } from 'drizzle-orm'
+import { and, desc, eq, isNull, sql } from 'drizzle-orm'
 import type { Db, Tx } from '../../db/index.ts'
+import { pageOfRows } from '../../db/queries.ts'
 import type { PaymentEvent } from '../../integrations/payments/contract/events.ts'
 import type { Clock } from '../../lib/clock.ts'
-import { fetchPage, type PageOf } from '../../lib/pagination.ts'
+import type { PageOf } from '../../lib/pagination.ts'
 import type { PaymentQuery, PaymentRecord, SubscriptionQuery, SubscriptionRecord } from './billing-schemas.ts'
 import type { SponsorAdRow } from './rows.ts'
 import { type PaymentKind, paymentSubscriptions, sponsorAdPayments } from './tables.ts'
@@ -192,18 +193,10 @@ export function createSponsorAdLedger({ db, clock }: { db: Db; clock: Clock }) {
         query.kind ? eq(t.kind, query.kind) : undefined,
         query.sponsorAdId ? eq(t.sponsorAdId, query.sponsorAdId) : undefined,
       )
-      return fetchPage(query, {
-        rows: async (limit, offset) =>
-          (
-            await db
-              .select()
-              .from(t)
-              .where(where)
-              .orderBy(desc(t.createdAt), desc(t.id))
-              .limit(limit)
-              .offset(offset)
-          ).map(paymentRecordOf),
-        total: async () => (await db.select({ n: count() }).from(t).where(where))[0]?.n ?? 0,
+      return pageOfRows(db, t, query, {
+        where,
+        orderBy: [desc(t.createdAt), desc(t.id)],
+        map: paymentRecordOf,
       })
     },
 
@@ -214,18 +207,10 @@ export function createSponsorAdLedger({ db, clock }: { db: Db; clock: Clock }) {
         query.status ? eq(t.status, query.status) : undefined,
         query.sponsorAdId ? eq(t.sponsorAdId, query.sponsorAdId) : undefined,
       )
-      return fetchPage(query, {
-        rows: async (limit, offset) =>
-          (
-            await db
-              .select()
-              .from(t)
-              .where(where)
-              .orderBy(desc(t.updatedAt), desc(t.id))
-              .limit(limit)
-              .offset(offset)
-          ).map(subscriptionRecordOf),
-        total: async () => (await db.select({ n: count() }).from(t).where(where))[0]?.n ?? 0,
+      return pageOfRows(db, t, query, {
+        where,
+        orderBy: [desc(t.updatedAt), desc(t.id)],
+        map: subscriptionRecordOf,
       })
     },
   }
