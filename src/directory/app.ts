@@ -151,6 +151,7 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
   const rateLimit = createRateLimit({
     limiter: deps.rateLimiter,
     bypassLocalhost: config.rateLimitBypassLocalhost,
+    explainBypass: !config.isProduction,
     scope: 'directory',
   })
 

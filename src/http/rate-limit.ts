@@ -12,6 +12,11 @@ export const ACCOUNT_RATE_LIMITS = {
 
 const LOCALHOST = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1'])
 
+/** What a local caller of an instance not in production is told with its 429. */
+export const LOCAL_BYPASS_HINT =
+  'For local work, RATE_LIMIT_BYPASS_LOCALHOST=true lets requests from this machine skip the limits ' +
+  '(set it in the environment or .env, then restart Curio)'
+
 /** `3 per hour`, `5 per 15 minutes`: a rule as route descriptions state it. */
 export function describeRule({ limit, windowMs }: RateLimitRule, per = 'client IP'): string {
   const window =
@@ -28,6 +33,11 @@ export function describeRule({ limit, windowMs }: RateLimitRule, per = 'client I
 export interface RateLimitDeps {
   limiter: Pick<RateLimiter, 'check'>
   bypassLocalhost: boolean
+  /**
+   * Whether a 429 to a caller on this machine says how to lift the limits (RATE_LIMIT_BYPASS_LOCALHOST):
+   * on an instance that is not in production, where a developer trying the API is the likely caller.
+   */
+  explainBypass: boolean
   /** Keeps one service's windows apart from another's on a shared limiter; the metrics' `service` too. */
   scope: 'platform' | 'directory'
 }
@@ -46,7 +56,12 @@ export type RateLimit = (route: string, rule: RateLimitRule, key?: RateLimitKey)
  * and answers 429 past the limit, with SPEC.md's headers. The limiter never lets requests through
  * unlimited: without Redis its windows are this instance's own.
  */
-export function createRateLimit({ limiter, bypassLocalhost, scope }: RateLimitDeps): RateLimit {
+export function createRateLimit({
+  limiter,
+  bypassLocalhost,
+  explainBypass,
+  scope,
+}: RateLimitDeps): RateLimit {
   return function rateLimit(route, rule, key) {
     const denials = rateLimitDenials.labels({ service: scope, route })
     return async (req, reply) => {
@@ -59,10 +74,11 @@ export function createRateLimit({ limiter, bypassLocalhost, scope }: RateLimitDe
       if (!result.success) {
         denials.inc()
         reply.header('Retry-After', String(result.retryAfter))
+        const wait = `Too many requests; try again in ${result.retryAfter} seconds`
         throw new HttpError(
           429,
           'RATE_LIMITED',
-          `Too many requests; try again in ${result.retryAfter} seconds`,
+          explainBypass && LOCALHOST.has(req.ip) ? `${wait}. ${LOCAL_BYPASS_HINT}` : wait,
         )
       }
     }

@@ -150,6 +150,7 @@ export async function buildPlatformApp(deps: PlatformDeps): Promise<PlatformApp>
   const rateLimit = createRateLimit({
     limiter: deps.rateLimiter,
     bypassLocalhost: config.rateLimitBypassLocalhost,
+    explainBypass: !config.isProduction,
     scope: 'platform',
   })
 

@@ -85,9 +85,18 @@ describe('rate limiting of sign-in and register', () => {
     assert.equal((await register(h, ip)).statusCode, 201)
   })
 
-  it('localhost is limited like anyone when the bypass is off', async () => {
+  it('localhost is limited like anyone when the bypass is off, and its 429 says how to lift it', async () => {
     for (let attempt = 0; attempt < 5; attempt++) await signin(h, '127.0.0.1')
-    assert.equal((await signin(h, '127.0.0.1')).statusCode, 429)
+    const denied = await signin(h, '127.0.0.1')
+    assert.equal(denied.statusCode, 429)
+    assert.deepEqual(denied.json(), {
+      success: false,
+      error:
+        `Too many requests; try again in ${denied.headers['retry-after']} seconds. For local work, ` +
+        'RATE_LIMIT_BYPASS_LOCALHOST=true lets requests from this machine skip the limits ' +
+        '(set it in the environment or .env, then restart Curio)',
+      code: 'RATE_LIMITED',
+    })
   })
 
   it('X-Forwarded-For is ignored without TRUST_PROXY', async () => {

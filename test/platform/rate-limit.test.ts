@@ -116,6 +116,87 @@ describe('platform account routes are rate limited per client IP', () => {
   })
 })
 
+describe('the 429 of a local caller', () => {
+  const BYPASS_HINT =
+    'For local work, RATE_LIMIT_BYPASS_LOCALHOST=true lets requests from this machine skip the limits ' +
+    '(set it in the environment or .env, then restart Curio)'
+
+  /** Registers until the 4th register from `address` is refused; answers the refusal. */
+  async function fourthRegister(on: PlatformHarness, address: string) {
+    for (let n = 0; n < 3; n++) {
+      const res = await api
+        .on(on)
+        .post('/api/auth/register', { email: uniqueEmail(), password: 'a good password' }, { address })
+      assert.equal(res.statusCode, 201, res.body)
+    }
+    const denied = await api
+      .on(on)
+      .post('/api/auth/register', { email: uniqueEmail(), password: 'a good password' }, { address })
+    assert.equal(denied.statusCode, 429, denied.body)
+    return denied
+  }
+
+  it('on an instance not in production, says how to lift the limits for this machine; others only when to retry', async () => {
+    const local = await startPlatform({ env: { RATE_LIMIT_BYPASS_LOCALHOST: 'false' } })
+    try {
+      for (const address of ['127.0.0.1', '::1']) {
+        const denied = await fourthRegister(local, address)
+        assert.deepEqual(denied.json(), {
+          statusCode: 429,
+          error: 'Too Many Requests',
+          code: 'RATE_LIMITED',
+          message: `Too many requests; try again in ${denied.headers['retry-after']} seconds. ${BYPASS_HINT}`,
+        })
+        assert.ok(Number(denied.headers['retry-after']) > 3500)
+      }
+      const remote = await fourthRegister(local, randomAddress())
+      assert.equal(
+        remote.json().message,
+        `Too many requests; try again in ${remote.headers['retry-after']} seconds`,
+        'a caller elsewhere cannot use the setting: it is not told of it',
+      )
+    } finally {
+      await local.close()
+    }
+
+    // As told: with the setting, the same caller registers past the limit.
+    const lifted = await startPlatform({ env: { RATE_LIMIT_BYPASS_LOCALHOST: 'true' } })
+    try {
+      for (let n = 0; n < 5; n++) {
+        const res = await api
+          .on(lifted)
+          .post(
+            '/api/auth/register',
+            { email: uniqueEmail(), password: 'a good password' },
+            { address: '127.0.0.1' },
+          )
+        assert.equal(res.statusCode, 201, res.body)
+      }
+    } finally {
+      await lifted.close()
+    }
+  })
+
+  it('in production, a local caller is told only when to try again', async () => {
+    const production = await startPlatform({
+      env: {
+        NODE_ENV: 'production',
+        JWT_SECRET: 'a-production-secret-of-at-least-32-characters',
+        RATE_LIMIT_BYPASS_LOCALHOST: 'false',
+      },
+    })
+    try {
+      const denied = await fourthRegister(production, '127.0.0.1')
+      assert.equal(
+        denied.json().message,
+        `Too many requests; try again in ${denied.headers['retry-after']} seconds`,
+      )
+    } finally {
+      await production.close()
+    }
+  })
+})
+
 describe('limits while Redis is unreachable', () => {
   let port: number
   let offline: PlatformHarness
