@@ -4,7 +4,8 @@
  * to node --test (e.g. a file path, or --test-name-pattern).
  */
 import { spawn } from 'node:child_process'
-import { availableParallelism } from 'node:os'
+import { availableParallelism, tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { ensurePgliteTemplate, ensurePostgresTemplate } from '../test/helpers/template.ts'
 
 const env = { ...process.env }
@@ -20,12 +21,24 @@ process.stdout.write(
   `Test database template ready on ${backend}${redis} in ${Math.round(performance.now() - started)} ms\n`,
 )
 
+env.CURIO_FILE_TIMES = join(tmpdir(), `curio-file-times-${process.pid}.jsonl`)
 const args = process.argv.slice(2)
 const files = args.some((arg) => !arg.startsWith('-')) ? [] : ['test/**/*.test.ts']
 const concurrency = env.TEST_CONCURRENCY ?? String(Math.max(2, Math.min(4, availableParallelism())))
 const child = spawn(
   process.execPath,
-  ['--test', `--test-concurrency=${concurrency}`, '--test-timeout=120000', ...args, ...files],
+  [
+    '--test',
+    `--test-concurrency=${concurrency}`,
+    '--test-timeout=120000',
+    '--import=./scripts/file-timer.ts',
+    '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    '--test-reporter=./scripts/file-times.ts',
+    '--test-reporter-destination=stdout',
+    ...args,
+    ...files,
+  ],
   { stdio: 'inherit', env },
 )
 child.on('exit', (code, signal) => process.exit(signal ? 1 : (code ?? 1)))
