@@ -40,7 +40,7 @@ async function loadServices() {
     import('./lib/logger.ts'),
     import('./lib/clock.ts'),
   ])
-  PLAIN_ERRORS.push(runtime.ListenError)
+  PLAIN_ERRORS.push(runtime.ListenError, db.DatabaseStartError)
   return { ...runtime, ...db, ...bootstrap, ...logger, ...clock }
 }
 

@@ -1,12 +1,15 @@
 import assert from 'node:assert/strict'
-import { type ChildProcess, spawn } from 'node:child_process'
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import { createEmptyDatabase, TEST_DATABASE_URL } from './helpers/database.ts'
+import pg from 'pg'
+import { createEmptyDatabase, NEEDS_POSTGRES, TEST_DATABASE_URL } from './helpers/database.ts'
+import { databaseUrlWithName } from './helpers/template.ts'
 
 const root = fileURLToPath(new URL('../', import.meta.url))
 const main = join(root, 'src/main.ts')
@@ -345,6 +348,73 @@ describe('the command line', () => {
         await new Promise((resolve) => server.close(resolve))
       }
     }
+  })
+
+  it(
+    'a DATABASE_URL naming a missing database stops with one line naming the command that creates it, which works',
+    NEEDS_POSTGRES,
+    async () => {
+      const name = `curio_newcomer_${randomBytes(4).toString('hex')}`
+      const url = databaseUrlWithName(TEST_DATABASE_URL as string, name)
+      cleanups.push(async () => {
+        const admin = new pg.Client({ connectionString: TEST_DATABASE_URL })
+        await admin.connect()
+        try {
+          await admin.query(`drop database if exists "${name}"`)
+        } finally {
+          await admin.end()
+        }
+      })
+      const server = new URL(url)
+      let told = ''
+      for (const command of [['migrate'], ['start']]) {
+        const refused = await runToEnd(command, {
+          DATABASE_URL: url,
+          PLATFORM_PORT: '0',
+          DIRECTORY_PORT: '0',
+        })
+        assert.equal(refused.code, 1, refused.stderr)
+        const lines = refused.stderr.split('\n').filter((line) => line !== '')
+        assert.equal(lines.length, 1, `${command}: one line, no stack: ${refused.stderr}`)
+        assert.equal(
+          lines[0],
+          `Database "${name}" does not exist on ${server.hostname}:${server.port || 5432} (DATABASE_URL). ` +
+            'Curio creates its tables but not the database: create it with ' +
+            `\`createdb -h ${server.hostname} -p ${server.port || 5432} -U ${server.username || 'postgres'} ${name}\`` +
+            ` (or in psql: \`create database "${name}";\`), then run this command again`,
+        )
+        assert.doesNotMatch(refused.stdout, /Curio is running/)
+        told = lines[0] as string
+      }
+      // The command as the line gives it; its password, if the URL has one, as createdb reads it.
+      const createdb = told.match(/create it with `([^`]+)`/)?.[1]
+      assert.ok(createdb, told)
+      execFileSync('sh', ['-c', createdb], {
+        env: { ...process.env, PGPASSWORD: decodeURIComponent(server.password) },
+        stdio: 'pipe',
+      })
+      const applied = await runToEnd(['migrate'], { DATABASE_URL: url })
+      assert.equal(applied.code, 0, applied.stderr)
+      assert.match(applied.stdout, /Migrations applied/)
+    },
+  )
+
+  it('a Postgres server that cannot be reached stops start with one line naming the setting and the cause, never the password', async () => {
+    const port = await freePort()
+    const { code, stdout, stderr } = await runToEnd(['start'], {
+      DIRECTORY_DATABASE_URL: `postgres://curio:a-secret-password@127.0.0.1:${port}/curio`,
+      PLATFORM_PORT: '0',
+      DIRECTORY_PORT: '0',
+    })
+    assert.equal(code, 1, stderr)
+    assert.deepEqual(
+      stderr.split('\n').filter((line) => line !== ''),
+      [
+        `Postgres at 127.0.0.1:${port} (DIRECTORY_DATABASE_URL) could not be reached: connection refused ` +
+          `(connect ECONNREFUSED 127.0.0.1:${port}). Is the server running, and is the address right?`,
+      ],
+    )
+    assert.doesNotMatch(`${stdout}${stderr}`, /a-secret-password|\n\s+at /)
   })
 
   it('a .env file in the working folder is read, and a variable already set wins over it', async () => {

@@ -11,8 +11,10 @@ import type { Config } from '../config.ts'
 import { acquireDirectoryLock, type DirectoryLock } from './lock.ts'
 import { openPglite } from './pglite.ts'
 import { createPool, DatabasePool, drizzleOnPool } from './postgres.ts'
+import { checkDatabaseServer } from './server-check.ts'
 
 export { createPool } from './postgres.ts'
+export { DatabaseStartError } from './server-check.ts'
 
 export type ServiceName = 'platform' | 'directory'
 export const SERVICES: readonly ServiceName[] = ['platform', 'directory']
@@ -67,14 +69,15 @@ export interface OpenOptions {
 
 /**
  * Opens both services' databases as configured: Postgres where a URL is set (services on the same URL
- * share a pool), otherwise one embedded PGlite shared by both, in DATA_DIR (or in memory).
+ * share a pool), otherwise one embedded PGlite shared by both, in DATA_DIR (or in memory). A Postgres
+ * server is asked for one connection at once: DatabaseStartError says in one line why it cannot serve.
  */
 export async function openDatabases(config: Config, options: OpenOptions): Promise<Databases> {
   const pools = new Map<string, pg.Pool>()
   let pglite: PGlite | undefined
   let lock: DirectoryLock | undefined
 
-  const sourceFor = async (url: string | undefined): Promise<DatabaseSource> => {
+  const sourceFor = async (url: string | undefined, setting: string): Promise<DatabaseSource> => {
     if (url) {
       let pool = pools.get(url)
       if (!pool) {
@@ -83,6 +86,7 @@ export async function openDatabases(config: Config, options: OpenOptions): Promi
           queryTimeoutMs: config.databaseQueryTimeoutMs,
         })
         pools.set(url, pool)
+        await checkDatabaseServer(pool, url, setting)
       }
       return { kind: 'postgres', pool, url }
     }
@@ -107,8 +111,20 @@ export async function openDatabases(config: Config, options: OpenOptions): Promi
   }
 
   try {
-    const platform = serviceDatabase('platform', await sourceFor(config.platformDbUrl))
-    const directory = serviceDatabase('directory', await sourceFor(config.directoryDbUrl))
+    const platform = serviceDatabase(
+      'platform',
+      await sourceFor(
+        config.platformDbUrl,
+        config.platformDatabaseUrl ? 'PLATFORM_DATABASE_URL' : 'DATABASE_URL',
+      ),
+    )
+    const directory = serviceDatabase(
+      'directory',
+      await sourceFor(
+        config.directoryDbUrl,
+        config.directoryDatabaseUrl ? 'DIRECTORY_DATABASE_URL' : 'DATABASE_URL',
+      ),
+    )
     return {
       platform,
       directory,
