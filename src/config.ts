@@ -323,6 +323,9 @@ function redisKeyPrefix(env: string, group: string, fallback: string, meaning: s
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 const PG_PROTOCOLS = ['postgres:', 'postgresql:'] as const
 
+/** Where the embedded database lives unless DATA_DIR says otherwise. */
+export const DEFAULT_DATA_DIR = './data'
+
 const definitions = {
   nodeEnv: text(
     'NODE_ENV',
@@ -428,7 +431,7 @@ const definitions = {
   dataDir: text(
     'DATA_DIR',
     'Database',
-    './data',
+    DEFAULT_DATA_DIR,
     'folder of the embedded database; `memory` keeps everything in memory',
   ),
   databaseUrl: optionalUrl(

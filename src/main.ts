@@ -1,9 +1,11 @@
 import { existsSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { type Config, ConfigError, configurationTable, loadConfig } from './config.ts'
+import { type Config, ConfigError, configurationTable, DEFAULT_DATA_DIR, loadConfig } from './config.ts'
 import type { ServiceName } from './db/index.ts'
 import { DataDirInUseError } from './db/lock.ts'
 import { installLastResort, LOG_FLUSH_MS } from './lib/last-resort.ts'
+import { shellWord } from './lib/values.ts'
 import type { Runtime } from './runtime.ts'
 
 const USAGE = `Usage: npm run cli -- <command>   (npm start = npm run cli -- start)
@@ -65,6 +67,21 @@ function servicesFrom(arg: string | undefined): ServiceName[] {
   throw new UsageError(`Unknown service "${arg}": use platform or directory`)
 }
 
+/**
+ * How to set a new admin password, as it works now: on Postgres `admin create` runs beside the server; an
+ * embedded data folder is open in one process at a time, so the server stops first; in memory nothing
+ * outlives the process, and the next start prints a new login.
+ */
+function recoveryHint(embedded: string | undefined, email: string): string {
+  const command = `npm run cli -- admin create --email ${email} --password <new password>`
+  if (embedded === undefined) return command
+  if (embedded === 'memory')
+    return 'The data is in memory: the next start begins afresh and prints a new login'
+  // The folder as the command must be told it, unless it is the default the command finds by itself.
+  const folder = embedded === resolve(DEFAULT_DATA_DIR) ? '' : `DATA_DIR=${shellWord(embedded)} `
+  return `Stop Curio (Ctrl+C) first, as the data folder is open in one process at a time, then: ${folder}${command}`
+}
+
 function printBanner(
   runtime: Pick<Runtime, 'embedded' | 'createdAdmin' | 'metricsUrl'> & {
     services: { service: string; url: string }[]
@@ -87,7 +104,7 @@ function printBanner(
       '  Directory admin login, shown only this once:',
       `    email     ${runtime.createdAdmin.email}`,
       `    password  ${runtime.createdAdmin.password}`,
-      '  Lost it? npm run cli -- admin create --email admin@localhost --password <new password>',
+      `  Lost it? ${recoveryHint(runtime.embedded, runtime.createdAdmin.email)}`,
     )
   }
   process.stdout.write(`${lines.join('\n')}\n\n`)

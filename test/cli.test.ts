@@ -132,11 +132,32 @@ async function occupiedPort(): Promise<{ port: number; server: Server }> {
   return { port: (server.address() as { port: number }).port, server }
 }
 
+const NEW_PASSWORD = 'a-new-admin-password'
+
+/** The banner's "Lost it?" line, and its command with `password` filled in: environment and CLI arguments. */
+function recoveryCommand(output: string, password: string) {
+  const line = output.split('\n').find((text) => text.includes('Lost it?')) ?? ''
+  const command = line.match(/(?:DATA_DIR=(\S+) )?npm run cli -- (admin create .*)$/)
+  assert.ok(command, `the banner names an admin create command: ${output}`)
+  const args = (command[2] as string).replace('<new password>', password).split(' ')
+  return { line, env: command[1] ? { DATA_DIR: command[1] } : ({} as Record<string, string>), args }
+}
+
+async function signinStatus(directory: string, email: string, password: string): Promise<number> {
+  const res = await fetch(`${directory}/api/auth/signin`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  })
+  return res.status
+}
+
 describe('the command line', () => {
   it('start brings both services up, prints the admin login once, and stops on SIGTERM with 0', async () => {
     const data = await storage()
     cleanups.push(data.cleanup)
     const first = await start(data.env)
+    const recovery = recoveryCommand(first.output(), NEW_PASSWORD)
     try {
       for (const url of [first.urls.platform, first.urls.directory]) {
         const ready = await fetch(`${url}/readyz`)
@@ -158,15 +179,51 @@ describe('the command line', () => {
       const cookie = signin.headers.getSetCookie()[0]!.split(';')[0]!
       const me = await fetch(`${first.urls.directory}/api/current-user`, { headers: { cookie } })
       assert.equal(((await me.json()) as { isAdmin: boolean }).isAdmin, true)
+
+      // The banner's "Lost it?" line, followed as it says while the server runs.
+      if (TEST_DATABASE_URL) {
+        assert.equal(
+          recovery.line,
+          '  Lost it? npm run cli -- admin create --email admin@localhost --password <new password>',
+        )
+        const reset = await runToEnd(recovery.args, { ...data.env, ...recovery.env })
+        assert.equal(reset.code, 0, reset.stderr)
+        assert.match(reset.stdout, /admin@localhost is an active admin \(account updated\)/)
+        assert.equal(
+          await signinStatus(first.urls.directory, 'admin@localhost', NEW_PASSWORD),
+          200,
+          'the running server takes the new password',
+        )
+      } else {
+        assert.equal(
+          recovery.line,
+          '  Lost it? Stop Curio (Ctrl+C) first, as the data folder is open in one process at a time, then: ' +
+            `DATA_DIR=${data.env.DATA_DIR} npm run cli -- admin create --email admin@localhost --password <new password>`,
+        )
+        const early = await runToEnd(recovery.args, recovery.env)
+        assert.equal(early.code, 1, 'what the banner warns of: the folder is open')
+        assert.equal(
+          early.stderr,
+          `DATA_DIR ${data.env.DATA_DIR} is in use by another Curio process (pid ${first.child.pid}): an embedded ` +
+            `data folder is open in one process at a time. Stop that process (Ctrl+C where it runs, or kill ` +
+            `${first.child.pid}) and run this command again, or point DATA_DIR at another folder.\n`,
+        )
+      }
     } finally {
       first.child.kill('SIGTERM')
     }
     assert.equal(await exited(first.child, 15_000), 0, first.output())
+    if (!TEST_DATABASE_URL) {
+      const reset = await runToEnd(recovery.args, recovery.env)
+      assert.equal(reset.code, 0, reset.stderr)
+      assert.match(reset.stdout, /admin@localhost is an active admin \(account updated\)/)
+    }
 
-    // The second start finds the admin and prints no login.
+    // The second start finds the admin and prints no login; the new password is the admin's.
     const second = await start(data.env)
     try {
       assert.doesNotMatch(second.output(), /admin login/)
+      assert.equal(await signinStatus(second.urls.directory, 'admin@localhost', NEW_PASSWORD), 200)
     } finally {
       second.child.kill('SIGINT')
     }

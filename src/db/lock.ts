@@ -4,8 +4,9 @@ import { join } from 'node:path'
 export class DataDirInUseError extends Error {
   constructor(dir: string, pid: number) {
     super(
-      `DATA_DIR ${dir} is in use by another Curio process (pid ${pid}). ` +
-        'Stop that process, or point DATA_DIR at another folder.',
+      `DATA_DIR ${dir} is in use by another Curio process (pid ${pid}): an embedded data folder is open ` +
+        `in one process at a time. Stop that process (Ctrl+C where it runs, or kill ${pid}) and run this ` +
+        'command again, or point DATA_DIR at another folder.',
     )
     this.name = 'DataDirInUseError'
   }

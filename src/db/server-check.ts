@@ -1,4 +1,5 @@
 import type pg from 'pg'
+import { shellWord } from '../lib/values.ts'
 import { databaseUnavailable } from './errors.ts'
 
 /** The Postgres server named by a setting could not serve Curio at start: one line saying why, no stack. */
@@ -10,10 +11,6 @@ export class DatabaseStartError extends Error {
 const PG_INVALID_CATALOG_NAME = '3D000'
 /** SQLSTATEs of a refused login: a wrong password, an unknown role, a pg_hba.conf rule. */
 const PG_LOGIN_REFUSED = new Set(['28P01', '28000'])
-
-/** A word for a shell command line: as it is when plain, else single-quoted. */
-const shellWord = (word: string) =>
-  /^[\w.@%+=:,/-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`
 
 /** Where a URL points, without its password: host, port, user and database, with Postgres' defaults. */
 function targetOf(url: string) {
