@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { delimiter, join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
@@ -548,6 +548,80 @@ describe('the command line', () => {
       started.child.kill('SIGTERM')
     }
     assert.equal(await exited(started.child, 15_000), 0, started.output())
+  })
+})
+
+const project = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  engines: { node: string }
+}
+/** package.json's `engines.node` (`>=22.18`) as [major, minor]. */
+const NODE_MINIMUM = (/^>=\s*(\d+)(?:\.(\d+))?/.exec(project.engines.node) ?? []).slice(1, 3).map(Number) as [
+  number,
+  number,
+]
+
+/** The machine's folders of programs: PATH without the project's node_modules/.bin (what a shell has). */
+const machinePath = (process.env.PATH ?? '')
+  .split(delimiter)
+  .filter((dir) => dir && !dir.includes('node_modules'))
+  .concat(['/usr/local/bin', '/usr/bin', '/bin'])
+
+/** Where `name` is on the machine's PATH, if anywhere. */
+const onMachine = (name: string) =>
+  machinePath.map((dir) => join(dir, name)).filter((path) => existsSync(path))
+
+/** A `node` of the machine older than the project needs (as `which -a node` lists them), if there is one. */
+function oldNode(): { path: string; version: string } | undefined {
+  for (const path of onMachine('node')) {
+    const version = execFileSync(path, ['--version'], { encoding: 'utf8' }).trim().replace(/^v/, '')
+    const [major = 0, minor = 0] = version.split('.').map(Number)
+    if (major < NODE_MINIMUM[0] || (major === NODE_MINIMUM[0] && minor < NODE_MINIMUM[1])) {
+      return { path, version }
+    }
+  }
+  return undefined
+}
+
+describe('the Node that runs the CLI', () => {
+  const old = oldNode()
+  const npm = onMachine('npm')[0]
+
+  it('a Node too old to run Curio says in one line which Node to use, and exits 1', {
+    skip: old ? false : `no node older than ${project.engines.node} on this machine's PATH`,
+  }, async () => {
+    const { path, version } = old as { path: string; version: string }
+    const child = spawn(path, [join(root, 'src/cli.mjs'), 'help'], {
+      cwd: workdir,
+      env: { PATH: machinePath.join(delimiter) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    const output = { stdout: '', stderr: '' }
+    child.stdout.on('data', (chunk) => {
+      output.stdout += chunk
+    })
+    child.stderr.on('data', (chunk) => {
+      output.stderr += chunk
+    })
+    assert.equal(await exited(child, 15_000), 1, output.stderr)
+    assert.equal(
+      output.stderr,
+      `Curio needs Node ${NODE_MINIMUM.join('.')} or newer (this is ${version}): run it through npm ` +
+        "(npm start, npm run cli -- <command>), which uses the project's Node 24\n",
+    )
+    assert.equal(output.stdout, '')
+  })
+
+  it('npm run cli works whatever node the machine has: npm runs it on the project’s Node', {
+    skip: npm ? false : 'npm is not on this machine’s PATH',
+  }, async () => {
+    const child = spawn(npm as string, ['run', '-s', 'cli', '--', 'help'], {
+      cwd: root,
+      env: { PATH: machinePath.join(delimiter), HOME: process.env.HOME ?? workdir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    const output = collect(child)
+    assert.equal(await exited(child, 30_000), 0, output())
+    assert.match(output(), /^Usage: npm run cli -- <command>/)
   })
 })
 
