@@ -241,10 +241,17 @@ async function adminCreate(args: string[]) {
     options: { email: { type: 'string' }, password: { type: 'string' } },
     strict: true,
   })
-  if (!values.email || !/^[^\s@]+@[^\s@]+$/.test(values.email))
-    throw new UsageError('admin create needs --email')
-  if (!values.password || values.password.length < 8 || values.password.length > 128) {
-    throw new UsageError('admin create needs --password of 8 to 128 characters')
+  if (!values.email) throw new UsageError('admin create needs --email')
+  if (!/^[^\s@]+@[^\s@]+$/.test(values.email)) {
+    throw new UsageError(
+      `admin create: --email "${values.email}" is not an email address (like name@example.com)`,
+    )
+  }
+  if (!values.password) throw new UsageError('admin create needs --password (8 to 128 characters)')
+  if (values.password.length < 8 || values.password.length > 128) {
+    throw new UsageError(
+      `admin create: --password must be 8 to 128 characters long (it has ${values.password.length})`,
+    )
   }
   const config = loadConfig()
   const { createLogger, ensureAdmin, migrateAll, openDatabases, systemClock } = await loadServices()

@@ -256,6 +256,30 @@ describe('the command line', () => {
     assert.equal(await exited(started.child, 15_000), 0, started.output())
   })
 
+  it('admin create names what is wrong with its arguments, exits 2 and opens nothing', async () => {
+    const data = join(workdir, 'never-created-by-admin-create')
+    const cases: [string[], string][] = [
+      [['--password', 'a-good-password'], 'admin create needs --email'],
+      [
+        ['--email', 'x', '--password', 'a-good-password'],
+        'admin create: --email "x" is not an email address (like name@example.com)',
+      ],
+      [['--email', 'owner@example.com'], 'admin create needs --password (8 to 128 characters)'],
+      [
+        ['--email', 'owner@example.com', '--password', 'short'],
+        'admin create: --password must be 8 to 128 characters long (it has 5)',
+      ],
+    ]
+    for (const [args, said] of cases) {
+      const { code, stdout, stderr } = await runToEnd(['admin', 'create', ...args], { DATA_DIR: data })
+      assert.equal(code, 2, `${args.join(' ')}: ${stderr}`)
+      assert.equal(stderr.split('\n')[0], said)
+      assert.match(stderr, /Usage: npm run cli/)
+      assert.equal(stdout, '')
+    }
+    assert.equal(existsSync(data), false)
+  })
+
   it('seed --demo fills a living site once; a second run adds nothing; the site then serves it', async () => {
     const data = await storage()
     cleanups.push(data.cleanup)
