@@ -3,7 +3,7 @@ import { DAY_MS } from './lib/time.ts'
 
 /**
  * Every setting Curio reads, typed and validated once at start. Nothing else reads process.env.
- * The README's configuration table is generated from these definitions (`npm run cli -- config docs`).
+ * docs/configuration.md's table is generated from these definitions (`npm run cli -- config docs`).
  */
 
 export class ConfigError extends Error {
@@ -19,7 +19,7 @@ interface Setting<T> {
   env: string
   group: string
   meaning: string
-  /** Default as shown in the README. */
+  /** Default as shown in docs/configuration.md. */
   shown: string
   secret: boolean
   parse(raw: string | undefined): T
@@ -994,7 +994,7 @@ export function loadConfig(env: Env = process.env): Config {
   })
 }
 
-/** The README's configuration table, generated from the definitions above. */
+/** docs/configuration.md's table, generated from the definitions above. */
 export function configurationTable(): string {
   const rows = ['| Setting | Default | Meaning |', '|---|---|---|']
   let group = ''

@@ -19,7 +19,7 @@ const USAGE = `Usage: npm run cli -- <command>   (npm start = npm run cli -- sta
   help                                  print this help
 
 Settings are environment variables; a .env file in the working folder is read first (variables
-already set win). See the README's configuration table.`
+already set win). Every setting: docs/configuration.md (or: npm run cli -- config docs).`
 
 /** A wrong command line: the usage on stderr, exit 2. */
 class UsageError extends Error {}

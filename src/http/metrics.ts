@@ -84,7 +84,7 @@ export function metricsRoute(app: FastifyInstance, { exposure }: Pick<AppMetrics
   const registry = servedRegistry()
   app.get(
     '/metrics',
-    // Not part of the API: Prometheus' text format, described in the README.
+    // Not part of the API: Prometheus' text format, described in docs/operations.md.
     { config: { access: 'public' }, schema: { hide: true } },
     async (_req, reply) => reply.type(registry.contentType).send(await registry.metrics()),
   )

@@ -1,6 +1,6 @@
 /**
  * Every `code` an error answer of either service can carry, with its status and what it means: listed
- * once here, documented in the README from this list (a test keeps the two in step), and the only codes
+ * once here, documented in docs/errors.md from this list (a test keeps the two in step), and the only codes
  * an `HttpError` accepts. A client branches on `code`; the message is for people and may change.
  */
 export const ERROR_CODES = {

@@ -14,9 +14,10 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8')
 const GUIDE = read('docs/architecture.md')
 const README = read('README.md')
+const CODE_MAP = read('docs/code-map.md')
 
 /**
- * A path the guide names, relative to the project, to src/ (as the README's code map writes them) or to
+ * A path the guide names, relative to the project, to src/ (as the code map writes them) or to
  * a service's folder (`sponsor-ads/billing.ts`).
  */
 function resolve(path: string): string | undefined {
@@ -58,21 +59,27 @@ function tableAfter(text: string, marker: string): string[][] {
 const ticked = (cell: string) => [...cell.matchAll(/`([^`]+)`/g)].map((match) => match[1] as string)
 
 describe('the architecture guide (docs/architecture.md)', () => {
-  it('is linked from the README', () => {
+  it('is linked from the README, as is the code map', () => {
     assert.match(README, /\]\(docs\/architecture\.md\)/)
+    assert.match(README, /\]\(docs\/code-map\.md\)/)
   })
 
-  it('names only files and folders that exist', () => {
-    // A bare `tables.ts` is any module's; a name with a folder or at the root is one place.
-    const named = new Set(
-      [...GUIDE.matchAll(/`([\w./-]+\/[\w./-]*|\.[\w.-]+\.cjs)`/g)]
-        .map((match) => match[1] as string)
-        .filter((path) => !path.startsWith('/') && !path.includes('<')),
-    )
-    assert.ok(named.size >= 30, `the guide names files: ${named.size}`)
-    const missing = [...named].filter((path) => resolve(path) === undefined)
-    assert.deepEqual(missing, [])
-  })
+  for (const [name, text] of [
+    ['the guide', GUIDE],
+    ['the code map (docs/code-map.md)', CODE_MAP],
+  ] as const) {
+    it(`${name} names only files and folders that exist`, () => {
+      // A bare `tables.ts` is any module's; a name with a folder or at the root is one place.
+      const named = new Set(
+        [...text.matchAll(/`([\w./-]+\/[\w./-]*|\.[\w.-]+\.cjs)`/g)]
+          .map((match) => match[1] as string)
+          .filter((path) => !path.startsWith('/') && !path.includes('<')),
+      )
+      assert.ok(named.size >= 30, `${name} names files: ${named.size}`)
+      const missing = [...named].filter((path) => resolve(path) === undefined)
+      assert.deepEqual(missing, [])
+    })
+  }
 
   it('names each handed-in interface where it is declared, and its implementation uses it', () => {
     const rows = tableAfter(GUIDE, '| Interface |')

@@ -30,14 +30,22 @@ describe('the operators’ guide (docs/operations.md)', () => {
     assert.match(README, /\]\(docs\/operations\.md\)/)
   })
 
-  it('explains every metric Curio registers, and the README’s metrics table lists each', () => {
-    const names = metricsRegistry.getMetricsAsArray().map((metric) => metric.name)
-    assert.ok(names.length >= 9, `the registry holds Curio's metrics: ${names.join(', ')}`)
+  it('lists every metric Curio registers with its type, and explains each', () => {
+    const metrics = metricsRegistry.getMetricsAsArray()
+    assert.ok(
+      metrics.length >= 9,
+      `the registry holds Curio's metrics: ${metrics.map((m) => m.name).join(', ')}`,
+    )
     const guide = section(GUIDE, '## Metrics')
-    const readme = section(README, '### Metrics')
-    for (const name of names) {
-      assert.match(guide, new RegExp(`^\\| [^|]*\`${name}\``, 'm'), `the guide explains ${name}`)
-      assert.ok(readme.includes(`\`${name}\``), `the README's table lists ${name}`)
+    const typed = guide.slice(guide.indexOf('| Metric | Type |'))
+    const explained = guide.slice(guide.indexOf('| Metric | What it means |'))
+    for (const { name, type } of metrics) {
+      assert.match(
+        typed,
+        new RegExp(`^\\| [^|]*\`${name}\`[^|]* \\| ${type} \\|`, 'm'),
+        `${name} is a ${type}`,
+      )
+      assert.match(explained, new RegExp(`^\\| [^|]*\`${name}\``, 'm'), `the guide explains ${name}`)
     }
   })
 

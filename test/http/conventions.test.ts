@@ -295,10 +295,16 @@ describe('errors raised by the framework and the connection', () => {
 })
 
 describe('one error vocabulary', () => {
-  it('the README lists every error code with its status', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
-    for (const [code, [status]] of Object.entries(ERROR_CODES)) {
-      assert.match(readme, new RegExp(`\\| \`${code}\` \\| ${status} \\|`), `README lists ${code}`)
-    }
+  it('docs/errors.md lists every error code with its status and meaning, and no other code', () => {
+    const guide = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8')
+    const expected = Object.entries(ERROR_CODES).map(
+      ([code, [status, meaning]]) => `| \`${code}\` | ${status} | ${meaning} |`,
+    )
+    const listed = guide.split('\n').filter((line) => /^\| `[A-Z_]+` \| \d{3} \|/.test(line))
+    assert.deepEqual(
+      listed,
+      expected,
+      'docs/errors.md’s table is the rows of src/lib/error-codes.ts, in order',
+    )
   })
 })

@@ -9,7 +9,7 @@ export const DirectoryError = Type.Object(
     error: Type.String({ description: 'for people; may change', examples: ['Authentication required'] }),
     code: Type.String({
       examples: ['UNAUTHORIZED'],
-      description: 'stable, for programs: see the README’s error codes',
+      description: 'stable, for programs: see docs/errors.md',
     }),
     details: Type.Optional(FieldIssues),
   },

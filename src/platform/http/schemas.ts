@@ -10,7 +10,7 @@ export const PlatformError = Type.Object(
     message: Type.String({ description: 'for people; may change', examples: ['Authentication required'] }),
     code: Type.String({
       examples: ['UNAUTHORIZED'],
-      description: 'stable, for programs: see the README’s error codes',
+      description: 'stable, for programs: see docs/errors.md',
     }),
     details: Type.Optional(FieldIssues),
   },
