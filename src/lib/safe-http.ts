@@ -230,6 +230,19 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   })
 }
 
+/**
+ * Why a request got no answer, in the words of the failure underneath the client's own: `fetch failed`,
+ * an SDK's `Unable to make request` wrap the socket's error (`getaddrinfo ENOTFOUND api.vercel.com`,
+ * `connect ECONNREFUSED 127.0.0.1:443`), which is the cause a user can act on.
+ */
+export function requestFailure(error: unknown): string {
+  let current: unknown = error
+  for (let depth = 0; depth < 6 && current instanceof Error && current.cause instanceof Error; depth++) {
+    current = current.cause
+  }
+  return errorReason(current)
+}
+
 function errorReason(error: unknown): string {
   if (!(error instanceof Error)) return String(error)
   const inner = error instanceof AggregateError && error.errors[0] instanceof Error ? error.errors[0] : error

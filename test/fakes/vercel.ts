@@ -44,6 +44,7 @@ export interface VercelFakeRequest {
   method: string
   path: string
   query: Record<string, string>
+  /** 0: the connection was closed unanswered (`dropNext`). */
   status: number
 }
 
@@ -210,6 +211,8 @@ export async function startVercelFake(options: VercelFakeOptions) {
   const projects = new Map<string, Project>()
   const deployments = new Map<string, Deployment>()
   const faults = createScript<VercelFakeFault, VercelFakeMatch>(faultBody)
+  /** Requests whose connection is closed unanswered, as a network failure shows to the client. */
+  const drops = createScript<VercelFakeFault, VercelFakeMatch>(faultBody)
   const requests: VercelFakeRequest[] = []
   const defaultAdvanceAfterMs =
     options.advanceAfterMs === undefined ? undefined : [options.advanceAfterMs].flat()
@@ -716,6 +719,11 @@ export async function startVercelFake(options: VercelFakeOptions) {
     const method = req.method ?? 'GET'
     // The SDK's GETs carry no body; drain whatever comes so the socket can be reused.
     req.resume()
+    if (drops.take(method, url.pathname)) {
+      requests.push({ method, path: url.pathname, query: Object.fromEntries(url.searchParams), status: 0 })
+      req.socket.destroy()
+      return
+    }
     const fault = faults.take(method, url.pathname)
     const answer = fault ? faults.faultAnswer(fault) : route(req, url)
     requests.push({
@@ -873,6 +881,15 @@ export async function startVercelFake(options: VercelFakeOptions) {
      */
     failNext(match: VercelFakeMatch, fault: VercelFakeFault, times = 1) {
       faults.fail(match, fault, times)
+    },
+    /** The next `times` requests matching `match` get no answer: their connection is closed (logged as status 0). */
+    dropNext(match: VercelFakeMatch, times = 1) {
+      drops.fail(match, { status: 0 }, times)
+    },
+    /** Forgets every fault and drop still scripted. */
+    clearFaults() {
+      faults.clear()
+      drops.clear()
     },
     close: () => closeServer(server),
   }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
+import { type AddressInfo, createServer } from 'node:net'
 import { after, before, beforeEach, describe, it } from 'node:test'
 import { eq } from 'drizzle-orm'
 import type { Logger } from 'pino'
@@ -417,6 +418,36 @@ describe('deploy: the pipeline and the verification', () => {
     }
   })
 
+  it('Vercel unreachable during verification: each poll names the cause, and the TIMEOUT says it too', async () => {
+    const { owner, work, uid } = await building('Unreachable Vercel')
+    const path = `/v13/deployments/${uid}`
+    vercel.dropNext({ path }, 1_000_000)
+    try {
+      const failing = await eventually(
+        () => lookup(owner, work.id),
+        (deployment) => deployment?.error != null,
+      )
+      assert.equal(failing!.state, 'BUILDING', 'not the deployment’s fault: polling goes on')
+      assert.match(
+        failing!.error ?? '',
+        /^Poll \d+ could not read Vercel: no connection to Vercel \((UND_ERR_SOCKET: other side closed|ECONNRESET[^)]*)\)$/,
+      )
+      h.clock.advance(TIMEOUT_MS + 1)
+      const done = await settled(owner, work.id)
+      assert.equal(done!.state, 'TIMEOUT')
+      assert.match(
+        done!.error ?? '',
+        new RegExp(
+          `^Vercel did not finish the deployment within ${TIMEOUT_MS} ms\\. Poll \\d+ could not read Vercel: ` +
+            'no connection to Vercel \\((UND_ERR_SOCKET: other side closed|ECONNRESET[^)]*)\\)$',
+        ),
+      )
+    } finally {
+      vercel.clearFaults()
+      h.clock.advance(-(TIMEOUT_MS + 1))
+    }
+  })
+
   it('a poll whose job was lost (a crash between two polls) is queued again by the recovery', async () => {
     const { owner, work, deploymentId, uid } = await building('Lost Poll')
     // As a process killed after taking a poll leaves it: the poll number moved on, its next job never sent.
@@ -581,6 +612,34 @@ describe('deploy: bad input and faults', () => {
     assert.equal(noGit.statusCode, 400)
     assert.equal(noGit.json().code, 'GIT_HOST_NOT_CONFIGURED')
     assert.equal(await lookup(bare, work.id), null)
+  })
+
+  it('Vercel that cannot be reached: 502 naming the cause (the refused connection), on deploy and the token check', async () => {
+    const closed = createServer()
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+    const { port } = closed.address() as AddressInfo
+    await new Promise((resolve) => closed.close(resolve))
+    const offline = await harness({ VERCEL_API_URL: `http://127.0.0.1:${port}` })
+    try {
+      const owner = await deployer(offline)
+      const work = await createWork(offline, owner, 'Vercel offline')
+      const cause = `no connection to Vercel (connect ECONNREFUSED 127.0.0.1:${port})`
+      for (const res of [
+        await deploy(owner, work.id, {}, offline),
+        await call(offline, owner, 'POST', '/api/deploy/validate-token'),
+      ]) {
+        assert.equal(res.statusCode, 502, res.body)
+        assert.deepEqual(res.json(), {
+          statusCode: 502,
+          error: 'Bad Gateway',
+          code: 'DEPLOY_PROVIDER_UNAVAILABLE',
+          message: `Vercel could not be asked: ${cause}`,
+        })
+      }
+      assert.equal(await lookup(owner, work.id, offline), null, 'nothing started')
+    } finally {
+      await offline.close()
+    }
   })
 
   it('GitHub rejecting the token: 400, the owner notified; a later deploy that authenticates clears it', async () => {

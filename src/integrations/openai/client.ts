@@ -1,5 +1,5 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai'
-import { BlockedAddressError } from '../../lib/safe-http.ts'
+import { BlockedAddressError, requestFailure } from '../../lib/safe-http.ts'
 import { clip, isRecord } from '../../lib/values.ts'
 
 export interface AiProviderOptions {
@@ -255,7 +255,7 @@ function toProviderError(error: unknown, apiKey: string, timeoutMs: number): AiP
     return new AiProviderError(
       'unavailable',
       null,
-      reason('Could not reach the provider', deepestCause(error), apiKey),
+      reason('Could not reach the provider', requestFailure(error), apiKey),
     )
   }
   if (error instanceof APIError && typeof error.status === 'number') {
@@ -328,14 +328,6 @@ function blockedCause(error: Error): BlockedAddressError | undefined {
     current = current.cause
   }
   return undefined
-}
-
-function deepestCause(error: Error): string {
-  let current: unknown = error
-  for (let depth = 0; depth < 5 && current instanceof Error && current.cause instanceof Error; depth++) {
-    current = current.cause
-  }
-  return current instanceof Error ? current.message : error.message
 }
 
 /** One line of at most REASON_MAX_LENGTH characters, with anything that looks like a credential removed. */

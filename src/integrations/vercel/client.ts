@@ -3,8 +3,10 @@ import { deploymentsGetDeployment } from '@vercel/sdk/funcs/deploymentsGetDeploy
 import { deploymentsGetDeployments } from '@vercel/sdk/funcs/deploymentsGetDeployments.js'
 import { teamsGetTeams } from '@vercel/sdk/funcs/teamsGetTeams.js'
 import { userGetAuthUser } from '@vercel/sdk/funcs/userGetAuthUser.js'
+import { HTTPClientError, RequestTimeoutError } from '@vercel/sdk/models/httpclienterrors.js'
 import { VercelError } from '@vercel/sdk/models/vercelerror.js'
 import type { Result } from '@vercel/sdk/types/fp.js'
+import { requestFailure } from '../../lib/safe-http.ts'
 import {
   type HostingProvider,
   PROVIDER_STATES,
@@ -51,9 +53,10 @@ function said(error: VercelError): { code: string | undefined; message: string |
 /**
  * A failed call as the provider errors verification understands: a refused token (401, 403) is
  * ProviderAuthError; a 404 answers `null` when `notFound` allows it; anything else (5xx, 429, no answer,
- * an answer that is not the API's) is ProviderUnavailableError.
+ * an answer that is not the API's) is ProviderUnavailableError, naming the cause (the socket's error when
+ * there was no answer: `getaddrinfo ENOTFOUND api.vercel.com`).
  */
-function classify(error: unknown, notFound: boolean): null {
+function classify(error: unknown, notFound: boolean, timeoutMs: number): null {
   if (error instanceof VercelError && error.statusCode >= 400) {
     const { code, message } = said(error)
     if (error.statusCode === 401 || error.statusCode === 403) {
@@ -63,6 +66,12 @@ function classify(error: unknown, notFound: boolean): null {
     throw new ProviderUnavailableError(
       `Vercel answered ${error.statusCode}${code ? ` (${code})` : ''}${message ? `: ${message}` : ''}`,
     )
+  }
+  if (error instanceof RequestTimeoutError) {
+    throw new ProviderUnavailableError(`no answer from Vercel within ${timeoutMs} ms`)
+  }
+  if (error instanceof HTTPClientError) {
+    throw new ProviderUnavailableError(`no connection to Vercel (${requestFailure(error).slice(0, 200)})`)
   }
   const reason = error instanceof Error ? error.message : String(error)
   throw new ProviderUnavailableError(`no usable answer from Vercel (${reason.slice(0, 200)})`)
@@ -115,7 +124,7 @@ export function createVercelProvider({
         return { id: user.id, username: user.username }
       } catch (error) {
         if (error instanceof ProviderUnavailableError) throw error
-        throw classify(error, false)
+        throw classify(error, false, timeoutMs)
       }
     },
 
@@ -128,7 +137,7 @@ export function createVercelProvider({
             : [],
         )
       } catch (error) {
-        throw classify(error, false)
+        throw classify(error, false, timeoutMs)
       }
     },
 
@@ -155,7 +164,7 @@ export function createVercelProvider({
           createdAt: newest.created,
         }
       } catch (error) {
-        return classify(error, true)
+        return classify(error, true, timeoutMs)
       }
     },
 
@@ -174,7 +183,7 @@ export function createVercelProvider({
           createdAt: full && 'createdAt' in full ? Number(full.createdAt) : 0,
         }
       } catch (error) {
-        return classify(error, true)
+        return classify(error, true, timeoutMs)
       }
     },
   }

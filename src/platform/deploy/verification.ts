@@ -302,9 +302,11 @@ export function createVerification(deps: VerificationDeps) {
       const provider = deps.providers.get(row.providerId)
       let outcome: Outcome
       if (clock.nowMs() - row.dispatchedAt.getTime() > timeoutMs) {
+        // A last poll that could not read the provider says why nothing was seen finishing.
+        const lastPoll = row.error ? `. ${row.error}` : ''
         outcome = {
           state: 'TIMEOUT',
-          error: `${row.providerName} did not finish the deployment within ${durationOf(timeoutMs)}`,
+          error: `${row.providerName} did not finish the deployment within ${durationOf(timeoutMs)}${lastPoll}`,
         }
       } else if (!provider) {
         outcome = { state: 'ERROR', error: `The provider ${row.providerId} is not available on this server` }
