@@ -1,4 +1,5 @@
 /** Reading the project's Markdown documentation: which files it is, and the anchors of their headings. */
+import assert from 'node:assert/strict'
 import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -36,4 +37,52 @@ export function headingAnchors(markdown: string): Set<string> {
     anchors.add(count === 0 ? base : `${base}-${count}`)
   }
   return anchors
+}
+
+/** What a `<!-- docs-test: … -->` comment right before a shell block says about it. */
+export type ShellBlockMarker = { kind: 'start' } | { kind: 'skip'; reason: string }
+
+export interface ShellBlock {
+  file: string
+  /** The line of the block's first command, 1-based. */
+  line: number
+  text: string
+  marker?: ShellBlockMarker
+}
+
+const SHELL_LANGUAGES = new Set(['sh', 'bash', 'shell'])
+
+function markerOf(comment: string, where: string): ShellBlockMarker {
+  const said = /^<!--\s*docs-test:\s*(.*?)\s*-->$/.exec(comment.trim())?.[1] ?? ''
+  if (said === 'start') return { kind: 'start' }
+  const skip = /^skip:\s*(\S.*)$/.exec(said)
+  if (skip) return { kind: 'skip', reason: skip[1] as string }
+  throw new Error(`${where}: "${comment.trim()}" is no docs-test marker (start, or skip: <reason>)`)
+}
+
+/**
+ * The shell blocks of a Markdown file (```sh, ```bash, ```shell), each with the marker of the comment on
+ * the line before its fence, if any. An indented block (in a list item) loses its indentation.
+ */
+export function shellBlocks(file: string, markdown: string): ShellBlock[] {
+  const lines = markdown.split('\n')
+  const blocks: ShellBlock[] = []
+  for (let i = 0; i < lines.length; i++) {
+    const fence = /^(\s*)(```|~~~)\s*([\w-]*)/.exec(lines[i] as string)
+    if (!fence) continue
+    const [, indent = '', mark = '', language = ''] = fence
+    const end = lines.findIndex((line, j) => j > i && line.trim().startsWith(mark))
+    assert.ok(end > i, `${file}:${i + 1}: a code block that never ends`)
+    if (SHELL_LANGUAGES.has(language)) {
+      const previous = lines[i - 1] ?? ''
+      const marker = previous.includes('docs-test') ? markerOf(previous, `${file}:${i}`) : undefined
+      const text = lines
+        .slice(i + 1, end)
+        .map((line) => (line.startsWith(indent) ? line.slice(indent.length) : line))
+        .join('\n')
+      blocks.push({ file, line: i + 2, text: `${text}\n`, ...(marker ? { marker } : {}) })
+    }
+    i = end
+  }
+  return blocks
 }
