@@ -1,3 +1,5 @@
+// First: module loading made faster for everything imported after it (see lib/module-hooks.ts).
+import './lib/module-hooks.ts'
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'

@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import { STATUS_CODES } from 'node:http'
-import AjvCompiler from '@fastify/ajv-compiler'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { AnySchema } from 'ajv'
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
@@ -20,15 +18,9 @@ import { databaseUnavailable } from '../db/errors.ts'
 import { failureLogger } from '../db/outage-log.ts'
 import { VERSION } from '../lib/version.ts'
 import { type AccessRules, accessHook, allowedMethods, type RouteEntry } from './access.ts'
+import { compilersFactory } from './compilers.ts'
 import { type CorsSettings, corsPolicy, registerCors } from './cors.ts'
-import {
-  addEdgeKeywords,
-  MAX_JSON_DEPTH,
-  nestsDeeperThan,
-  someText,
-  tooDeep,
-  withEdgeRules,
-} from './edge-values.ts'
+import { MAX_JSON_DEPTH, nestsDeeperThan, someText, tooDeep } from './edge-values.ts'
 import { clientErrorAnswer, fieldLocator, type PublicError, toPublicError } from './errors.ts'
 import { type AppMetrics, installMetricHooks, metricsRoute } from './metrics.ts'
 import { LazyRequestLogger } from './request-logger.ts'
@@ -107,17 +99,6 @@ const SECURITY_HEADERS = {
   'x-permitted-cross-domain-policies': 'none',
 } as const
 
-const validatorPool = AjvCompiler()
-
-const AJV_OPTIONS = {
-  // Unknown fields are stripped everywhere, never an error: one rule for every route.
-  removeAdditional: 'all',
-  useDefaults: true,
-  // Every failing field is reported, each with its schema, so messages can name allowed values.
-  allErrors: true,
-  verbose: true,
-} as const
-
 declare module 'fastify' {
   interface FastifyInstance {
     /** Every route of the app with its declared access level, in registration order. */
@@ -127,31 +108,6 @@ declare module 'fastify' {
 
 /** The longest path the not-found message repeats. */
 const PATH_IN_MESSAGE = 120
-
-/**
- * Query strings, path parameters and headers arrive as text, so their values are coerced to the schema's
- * types (`?limit=10` is a number). A JSON body already has types: a number where a string belongs is a
- * 400 naming the field, not silently turned into "42".
- */
-function buildValidators(externalSchemas: Record<string, AnySchema>) {
-  // Every schema gets the edge rules (no NUL, integers in range, real dates): see edge-values.ts.
-  const shared = Object.fromEntries(
-    Object.entries(externalSchemas).map(([id, schema]) => [id, withEdgeRules(schema)]),
-  )
-  const onCreate = addEdgeKeywords
-  const coercing = validatorPool(shared, {
-    customOptions: { ...AJV_OPTIONS, coerceTypes: 'array' },
-    onCreate,
-  })
-  const exact = validatorPool(shared, { customOptions: { ...AJV_OPTIONS, coerceTypes: false }, onCreate })
-  // The pool's typings describe ajv's compile; at run time it takes Fastify's route definition.
-  type Compile = (route: { schema: unknown; httpPart?: string }) => unknown
-  return (route: { schema: unknown; httpPart?: string }) =>
-    ((route.httpPart === 'body' ? exact : coercing) as unknown as Compile)({
-      ...route,
-      schema: withEdgeRules(route.schema),
-    })
-}
 
 /** A Fastify app with everything both services share; the service adds its modules. */
 export async function createBaseApp(options: BaseAppOptions): Promise<App> {
@@ -218,7 +174,7 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     schemaController: {
-      compilersFactory: { buildValidator: buildValidators as unknown as ReturnType<typeof AjvCompiler> },
+      compilersFactory,
     },
   }).withTypeProvider<TypeBoxTypeProvider>()
 

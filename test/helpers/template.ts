@@ -12,7 +12,8 @@ const root = fileURLToPath(new URL('../../', import.meta.url))
 
 /** Changes whenever a migration or the job queue's version does, so a stale template is never reused. */
 export function templateKey(): string {
-  const hash = createHash('sha256')
+  // The template's own recipe is part of the key: v2 has no template0 or template1.
+  const hash = createHash('sha256').update('template v2')
   for (const service of SERVICES) {
     const folder = join(root, 'drizzle', service)
     for (const file of readdirSync(folder).sort()) {
@@ -40,6 +41,14 @@ export async function ensurePgliteTemplate(): Promise<string> {
     close: () => pglite.close(),
   }
   await migrateAll(databases, SERVICES, silent)
+  // Tests never create a database on PGlite: without template0 and template1 the file each test loads is
+  // a third smaller (30 MB, not 45), and loading it takes a third less.
+  await pglite.query(
+    `update pg_database set datistemplate = false where datname in ('template0', 'template1')`,
+  )
+  await pglite.query('drop database template1')
+  await pglite.query('drop database template0')
+  await pglite.query('checkpoint')
   const dump = await pglite.dumpDataDir('none')
   await pglite.close()
   const partial = `${file}.${process.pid}`
