@@ -165,7 +165,8 @@ const EXAMPLES: Partial<Record<ErrorCode, Omit<ErrorExample, 'code'>>> = {
   INVALID_API_KEY: { message: 'Invalid, expired or revoked API key' },
   ACCOUNT_GONE: { message: 'This account no longer exists' },
   API_KEY_NOT_ALLOWED: {
-    message: 'API keys cannot manage API keys, passwords, plugins or notifications: use an access token',
+    message:
+      'API keys cannot manage API keys, passwords, plugins, notifications or deployments: use an access token',
   },
   WRONG_PASSWORD: invalidField('body.currentPassword', 'is wrong'),
   EMAIL_TAKEN: { message: 'An account with this email already exists' },

@@ -200,12 +200,29 @@ describe('access matrix: the platform', () => {
     }
   })
 
-  it('routes for access tokens only refuse a valid API key with 403', async () => {
+  it('routes for access tokens only refuse a valid API key with 403, naming what keys cannot do', async () => {
     const jwtOnly = routesOf(platform.app.routeCatalog).filter((route) => route.access === 'jwt')
     assert.ok(jwtOnly.length > 0)
+    // What the message calls each family of routes keys may not use; a new family must be named in it.
+    const named: [RegExp, string][] = [
+      [/^\/api\/auth\/api-keys/, 'API keys'],
+      [/^\/api\/auth\/change-password/, 'passwords'],
+      [/^\/api\/(works\/:workId\/)?plugins/, 'plugins'],
+      [/^\/api\/notifications/, 'notifications'],
+      [/^\/api\/deploy/, 'deployments'],
+    ]
     for (const route of jwtOnly) {
+      const label = `${route.method} ${route.url} with an API key`
       const res = await platform.app.inject(invalidRequest(route, { 'x-api-key': stranger.apiKey }))
-      assertRefused(res, 403, 'API_KEY_NOT_ALLOWED', `${route.method} ${route.url} with an API key`)
+      assertRefused(res, 403, 'API_KEY_NOT_ALLOWED', label)
+      if (route.method === 'HEAD') continue
+      const family = named.find(([routes]) => routes.test(route.url))
+      assert.ok(family, `${label}: name its routes in API_KEY_NOT_ALLOWED's message`)
+      assert.equal(
+        res.json().message,
+        'API keys cannot manage API keys, passwords, plugins, notifications or deployments: use an access token',
+      )
+      assert.ok(res.json().message.includes(family[1]), `${label}: the message names ${family[1]}`)
     }
   })
 

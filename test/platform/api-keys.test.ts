@@ -353,7 +353,7 @@ describe('API keys: security', () => {
         assert.equal(res.json().code, 'API_KEY_NOT_ALLOWED')
         assert.equal(
           res.json().message,
-          'API keys cannot manage API keys, passwords, plugins or notifications: use an access token',
+          'API keys cannot manage API keys, passwords, plugins, notifications or deployments: use an access token',
         )
       }
     }

@@ -91,12 +91,15 @@ export function createRequireAuth({
   }
 }
 
-/** The guard of routes only a signed-in person may use (API keys, password, notifications): an access token, or 401/403. */
+/**
+ * The guard of routes only a signed-in person may use (API keys, password, plugins, notifications, deploy):
+ * an access token, or 401/403.
+ */
 export function createRequireJwt({ accessTokens }: { accessTokens: AccessTokenVerifier }): AuthGuard {
   return async function requireJwt(req) {
     if (presentedApiKey(req) !== undefined) {
       throw forbidden(
-        'API keys cannot manage API keys, passwords, plugins or notifications: use an access token',
+        'API keys cannot manage API keys, passwords, plugins, notifications or deployments: use an access token',
         'API_KEY_NOT_ALLOWED',
       )
     }
