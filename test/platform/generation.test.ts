@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { type AddressInfo, createServer } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { and, eq } from 'drizzle-orm'
 import { activityLog } from '../../src/platform/activity-log/tables.ts'
@@ -412,6 +413,54 @@ describe('generation: provider failures end as ERROR with the reason, never stuc
   })
 })
 
+describe('generation: a provider that cannot be reached', () => {
+  it('ends as ERROR naming the refused connection, with a generation notification, never ai_credits', async () => {
+    const closed = createServer()
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+    const { port } = closed.address() as AddressInfo
+    await new Promise((resolve) => closed.close(resolve))
+    const owner = await register(h, 'gen')
+    await enablePlugin(h, owner, 'openai', {
+      settings: { baseUrl: `http://127.0.0.1:${port}/v1` },
+      secretSettings: { apiKey: fake.apiKey },
+    })
+    const work = await createWork(h, owner, 'Unreachable provider')
+    await generate(owner, work.id)
+    const done = await finished(owner, work.id)
+    assert.equal(done.generateStatus.status, 'ERROR')
+    const cause = `connect ECONNREFUSED 127.0.0.1:${port}`
+    assert.ok(
+      done.generateStatus.recentLogs.some((line) =>
+        line.endsWith(`Failed: The AI provider could not be reached: Could not reach the provider: ${cause}`),
+      ),
+      done.generateStatus.recentLogs.join('\n'),
+    )
+    const notes = await notifications(owner)
+    assert.deepEqual(
+      notes.map(({ category, title, message, isPersistent }) => ({ category, title, message, isPersistent })),
+      [
+        {
+          category: 'generation',
+          title: 'OpenAI could not be reached',
+          message:
+            `Generation failed: could not reach the provider: ${cause}. ` +
+            'Check OpenAI’s address (its base URL) and this server’s network, then generate again.',
+          isPersistent: false,
+        },
+      ],
+    )
+
+    // Reached again: the run completes and the notification is resolved.
+    await enablePlugin(h, owner, 'openai', {
+      settings: { baseUrl: fake.url },
+      secretSettings: { apiKey: fake.apiKey },
+    })
+    await generate(owner, work.id)
+    assert.equal((await finished(owner, work.id)).generateStatus.status, 'COMPLETED')
+    assert.deepEqual(await notifications(owner), [])
+  })
+})
+
 describe('generation: a run whose worker died', () => {
   // The first instance's worker stays stuck on the provider (a process that died, as far as the run can
   // tell); a second instance on the same database, its clock past the stale limit, takes the run over.
@@ -512,6 +561,9 @@ describe('generation: a provider that does not answer in time', () => {
       )
       assert.equal(done.generateStatus.status, 'ERROR')
       assert.ok(done.generateStatus.recentLogs.some((line) => line.includes('did not answer within 300 ms')))
+      const [note] = (await call(quick, owner, 'GET', '/api/notifications')).json().notifications
+      assert.equal(note.category, 'generation', 'no answer in time is not a credits problem')
+      assert.match(note.message, /^Generation failed: the provider did not answer within 300 ms\./)
     } finally {
       fake.release()
       await quick.close()

@@ -33,6 +33,11 @@ export interface GenerationNotifier {
     details: { provider: string; error: string; workId?: string },
     executor?: DbOrTx,
   ): Promise<unknown>
+  notifyAiProviderUnreachable(
+    userId: string,
+    details: { provider: string; error: string; workId?: string },
+    executor?: DbOrTx,
+  ): Promise<unknown>
   notifyGenerationAccountError(
     userId: string,
     details: { reason: string; workId?: string },
@@ -47,6 +52,9 @@ export type Outcome =
   | { status: 'ERROR'; reason: string; notify?: (tx: Tx) => Promise<unknown> }
 
 class RunStopped extends Error {}
+
+/** Failures where the provider never answered: the connection, the time limit, or an address refused here. */
+const UNREACHED = new Set<AiProviderError['kind']>(['unavailable', 'timeout', 'blocked'])
 
 export interface RunExecutorDeps {
   db: Db
@@ -89,6 +97,18 @@ export function createRunExecutor(deps: RunExecutorDeps) {
         reason: `The AI provider has no credits left: ${error.message}`,
         notify: (tx) =>
           notifications.notifyAiCreditsDepleted(run.userId, { provider: providerId, workId }, tx),
+      }
+    }
+    if (error.status === null && UNREACHED.has(error.kind)) {
+      return {
+        status: 'ERROR',
+        reason: `The AI provider could not be reached: ${error.message}`,
+        notify: (tx) =>
+          notifications.notifyAiProviderUnreachable(
+            run.userId,
+            { provider: providerId, error: error.message, workId },
+            tx,
+          ),
       }
     }
     return {
@@ -193,6 +213,7 @@ export function createRunExecutor(deps: RunExecutorDeps) {
           // The provider answered: alerts about it are resolved.
           await notifications.clearByDeduplicationKey(run.userId, `ai-credits:${providerId}`)
           await notifications.clearByDeduplicationKey(run.userId, `ai-provider-error:${providerId}`)
+          await notifications.clearByDeduplicationKey(run.userId, `ai-provider-unreachable:${providerId}`)
         }
       } else {
         logs.push(line(`Failed: ${outcome.reason}`))

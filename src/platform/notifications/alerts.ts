@@ -103,6 +103,32 @@ export function aiProviderError(
   }
 }
 
+/**
+ * The AI provider could not be reached (no connection, no answer in time, an address the server may not
+ * call): a generation failure with its cause, not a credits problem; 24 hours.
+ */
+export function aiProviderUnreachable(
+  details: { provider: string; error: string; workId?: string },
+  now: Date,
+): Alert {
+  const name = providerName(details.provider)
+  const reason = safeReason(details.error)
+  return {
+    type: 'WARNING',
+    category: 'generation',
+    title: `${name} could not be reached`,
+    message:
+      `Generation failed: ${reason.replace(/^[A-Z](?=[a-z])/, (first) => first.toLowerCase())}. ` +
+      `Check ${name}’s address (its base URL) and this server’s network, then generate again.`,
+    ...(details.workId
+      ? { actionUrl: workPath(details.workId), actionLabel: 'Open work' }
+      : { actionUrl: settingsOf(details.provider), actionLabel: 'Open settings' }),
+    isPersistent: false,
+    deduplicationKey: `ai-provider-unreachable:${details.provider}`,
+    expiresAt: new Date(now.getTime() + AI_PROVIDER_ERROR_TTL_MS),
+  }
+}
+
 /** Generation could not run because of the user's account (plan, limits, credentials). */
 export function generationAccountError(details: { reason: string; workId?: string }): Alert {
   return {

@@ -198,6 +198,15 @@ export function createNotificationService({ db, clock, log }: NotificationServic
       return notify({ userId, ...alerts.aiProviderError(details, clock.now()) }, executor)
     },
 
+    /** The AI provider could not be reached: a generation notification naming the cause; 24 hours. */
+    notifyAiProviderUnreachable(
+      userId: string,
+      details: { provider: string; error: string; workId?: string },
+      executor?: DbOrTx,
+    ) {
+      return notify({ userId, ...alerts.aiProviderUnreachable(details, clock.now()) }, executor)
+    },
+
     /** Generation could not run because of the user's account (plan, limits, credentials). */
     notifyGenerationAccountError(
       userId: string,
