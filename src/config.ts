@@ -164,7 +164,10 @@ function parseUrl(env: string, raw: string, protocols: readonly string[]): strin
     throw new ConfigError(env, 'must be a URL')
   }
   if (!protocols.includes(url.protocol)) {
-    throw new ConfigError(env, `must be a ${protocols.join(' or ')} URL (got "${url.protocol}")`)
+    throw new ConfigError(
+      env,
+      `must be a URL starting with ${protocols.join(' or ')} (got "${url.protocol}")`,
+    )
   }
   return raw.trim().replace(/\/+$/, '')
 }

@@ -284,6 +284,17 @@ describe('configuration errors name the setting in one line', () => {
     assert.match(error.message, /"abc"/)
   })
 
+  it('a URL of the wrong protocol names the ones the setting takes', () => {
+    assert.equal(
+      configErrorFor({ APP_URL: 'ftp://example.com' }, 'APP_URL').message,
+      'Invalid configuration: APP_URL must be a URL starting with http: or https: (got "ftp:")',
+    )
+    assert.equal(
+      configErrorFor({ DATABASE_URL: 'mysql://localhost/curio' }, 'DATABASE_URL').message,
+      'Invalid configuration: DATABASE_URL must be a URL starting with postgres: or postgresql: (got "mysql:")',
+    )
+  })
+
   it('a malformed encryption key is not echoed in the message', () => {
     const error = configErrorFor({ PLATFORM_ENCRYPTION_KEY: 'secret-not-hex' }, 'PLATFORM_ENCRYPTION_KEY')
     assert.ok(!error.message.includes('secret-not-hex'))

@@ -131,6 +131,42 @@ describe('POST /api/reports', () => {
     assert.deepEqual(read.data.content, { found: true, id: item.id, title: item.name, ownerId: owner.id })
   })
 
+  it('the admins’ notification of a report is a sentence naming the content and the reason', async () => {
+    const owner = await member('Owner')
+    const item = await submittedItem(owner)
+    const comment = await commentBy(owner, item.id)
+    const reported = [
+      [
+        await member(),
+        { contentType: 'item', contentId: item.slug, reason: 'spam' },
+        'An item was reported as spam.',
+      ],
+      [
+        await member(),
+        { contentType: 'comment', contentId: comment.id, reason: 'harassment' },
+        'A comment was reported for harassment.',
+      ],
+      [
+        await member(),
+        { contentType: 'item', contentId: item.id, reason: 'inappropriate' },
+        'An item was reported as inappropriate.',
+      ],
+      [
+        await member(),
+        { contentType: 'comment', contentId: comment.id, reason: 'other' },
+        'A comment was reported for another reason.',
+      ],
+    ] as const
+    const ids: string[] = []
+    for (const [who, body] of reported) ids.push((await report(who, body)).id)
+    const { data } = await ok('GET', '/api/admin/notifications?type=report_created&limit=100')
+    const notices = data as { message: string; data: { reportId?: string } }[]
+    assert.deepEqual(
+      ids.map((id) => notices.find((notice) => notice.data.reportId === id)?.message),
+      reported.map(([, , sentence]) => sentence),
+    )
+  })
+
   it('refuses a second report of the same content by the same user, by id or by slug: 409', async () => {
     const owner = await member()
     const reader = await member()

@@ -90,6 +90,19 @@ const contentNamed = (report: {
   contentId: string
 }) => report.targetId ?? report.contentId
 
+/** How the admins' notification names reported content: the article its word takes. */
+const REPORTED_CONTENT: Record<(typeof REPORT_CONTENT_TYPES)[number], string> = {
+  item: 'An item',
+  comment: 'A comment',
+}
+/** The reason as the notification's sentence ends: "… was reported as spam." */
+const REPORTED_FOR: Record<(typeof REPORT_REASONS)[number], string> = {
+  spam: 'as spam',
+  harassment: 'for harassment',
+  inappropriate: 'as inappropriate',
+  other: 'for another reason',
+}
+
 /** Reports of items and comments, their review, and the moderation actions a resolution runs. */
 export function createReportService(deps: ReportServiceDeps) {
   const { db, clock, log, items: itemService, comments: commentService, profiles, sessions, caches } = deps
@@ -230,7 +243,7 @@ export function createReportService(deps: ReportServiceDeps) {
           await notifyAdmins(tx, now, {
             type: 'report_created',
             title: `New report: ${content?.title ?? contentId}`,
-            message: `A ${body.contentType} was reported for ${body.reason}.`,
+            message: `${REPORTED_CONTENT[body.contentType]} was reported ${REPORTED_FOR[body.reason]}.`,
             data: { reportId: row.id, contentType: body.contentType, contentId },
           })
           const { id, contentType, reason, status, createdAt } = row
