@@ -377,6 +377,34 @@ describe('rebuilding the location index', () => {
     assert.equal(mapStatus.locationIndex.run.status, 'completed')
   })
 
+  it('a rebuild that finds the index right still brings lastIndexedAt up to its end', async () => {
+    await createItem(h, admin, POTSDAM)
+    await until(async () => (await status()).run?.status !== 'running', 'no rebuild running')
+    const before = (await status()).lastIndexedAt as string
+    assert.equal(typeof before, 'string')
+    h.clock.advance(60_000)
+    const queued = await siteRequest(h, 'POST', '/api/admin/location-index', { cookie: admin })
+    assert.equal(queued.statusCode, 202, queued.body)
+    const runId = queued.json().data.id
+    await until(
+      async () => (await status()).run?.id === runId && (await status()).run?.status === 'completed',
+      'the rebuild completed',
+    )
+    const after = await status()
+    assert.equal(after.run.finishedAt, new Date(h.clock.nowMs()).toISOString())
+    assert.equal(after.lastIndexedAt, after.run.finishedAt, `moved on from ${before}`)
+    const { stats } = (await getJson(h, '/api/admin/geo-analytics', admin)).data
+    assert.equal(stats.lastIndexedAt, after.run.finishedAt)
+    assert.equal(stats.lastRebuildAt, after.run.finishedAt)
+
+    // A write after the rebuild is the latest again.
+    h.clock.advance(60_000)
+    await createItem(h, admin, OAKLAND)
+    const written = new Date(h.clock.nowMs()).toISOString()
+    assert.equal((await status()).lastIndexedAt, written)
+    assert.equal((await getJson(h, '/api/admin/geo-analytics', admin)).data.stats.lastIndexedAt, written)
+  })
+
   it('runs one rebuild at a time: 409 while one is in progress', async () => {
     await createItem(h, admin, { city: 'Paris' })
     mapbox.hang({}, 1)

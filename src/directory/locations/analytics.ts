@@ -23,6 +23,13 @@ function ranked(groups: Group[], dimension: Group['dimension']) {
 }
 
 /**
+ * When the index was last brought up to date: its latest write, or the end of the latest completed rebuild
+ * (which writes no row it finds right).
+ */
+const latest = (write: Date | undefined, rebuild: Date | null | undefined): Date | undefined =>
+  rebuild && (!write || rebuild > write) ? rebuild : write
+
+/**
  * SPEC.md's geographic analytics as a JSON body, from the items and the index as they are now (never
  * cached). Five statements run side by side, each one pass: the published items' figures (an index-only
  * scan), every distribution at once (grouping sets, hashed), the index's latest write, the points, and the
@@ -84,7 +91,7 @@ export async function geoAnalytics(db: Db): Promise<string> {
     citiesCount: cities.length,
     countriesCount: countries.length,
     remoteCount,
-    lastIndexedAt: indexed[0]?.at.toISOString() ?? null,
+    lastIndexedAt: latest(indexed[0]?.at, lastRun[0]?.finishedAt)?.toISOString() ?? null,
     lastRebuildAt: lastRun[0]?.finishedAt?.toISOString() ?? null,
   }
   const distributions = {

@@ -135,7 +135,8 @@ export function locationRoutes(
         tags: ['locations'],
         summary: 'Location index status',
         description:
-          'How many entries the index has, when it last changed, and the latest rebuild with its progress ' +
+          'How many entries the index has, when it was last brought up to date (`lastIndexedAt`: its latest ' +
+          'write, or the end of the latest completed rebuild if later), and the latest rebuild with its progress ' +
           '(processed of total, geocoded, failed and skipped).',
         response: { 200: IndexStatusAnswer, ...errors(401, 403) },
       },

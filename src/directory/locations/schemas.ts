@@ -94,7 +94,8 @@ export const IndexStatusAnswer = Type.Object(
     }),
   },
   {
-    description: 'The index’s size, when it last changed, and the latest rebuild (null before the first)',
+    description:
+      'The index’s size, when it was last brought up to date, and the latest rebuild (null before the first)',
     examples: [
       { success: true, data: { entries: 1433, lastIndexedAt: '2026-11-22T10:00:09.000Z', run: EXAMPLE_RUN } },
     ],
@@ -175,7 +176,10 @@ export const GeoAnalyticsAnswer = Type.Object(
         countriesCount: Count(2, 'distinct countries in the index'),
         remoteCount: Count(1, 'remote rows in the index'),
         lastIndexedAt: Nullable(
-          Type.String({ description: 'the index’s latest write', examples: ['2026-11-22T10:00:09.000Z'] }),
+          Type.String({
+            description: 'the index’s latest write, or the end of the latest completed rebuild if later',
+            examples: ['2026-11-22T10:00:09.000Z'],
+          }),
         ),
         lastRebuildAt: Nullable(
           Type.String({

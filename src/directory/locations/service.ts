@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gt, inArray, sql } from 'drizzle-orm'
+import { and, asc, count, desc, eq, gt, inArray, max, sql } from 'drizzle-orm'
 import type { Logger } from 'pino'
 import { uniqueViolation } from '../../db/errors.ts'
 import type { Db, DbOrTx } from '../../db/index.ts'
@@ -292,13 +292,20 @@ export function createLocationService(deps: LocationServiceDeps) {
       }
     },
 
-    /** The latest run, and the index's own figures. */
+    /**
+     * The latest run, and the index's own figures. `lastIndexedAt` is its latest write, or the end of the
+     * latest completed rebuild when that is later: a rebuild that finds every row right writes none, yet
+     * the index is up to date as of its end.
+     */
     async indexStatus() {
       const run = await latestRun()
       const [figures] = await db
         .select({
           entries: count(),
-          lastIndexedAt: sql<Date | null>`max(${itemLocations.indexedAt})`.mapWith((value) =>
+          lastIndexedAt: sql<Date | null>`greatest(max(${itemLocations.indexedAt}), (${db
+            .select({ at: max(locationIndexRuns.finishedAt) })
+            .from(locationIndexRuns)
+            .where(eq(locationIndexRuns.status, 'completed'))}))`.mapWith((value) =>
             value === null ? null : new Date(value),
           ),
         })
