@@ -1,6 +1,6 @@
 /**
  * A node:test reporter that prints, at the end of a run, the ten slowest test files by wall time (each
- * file's process from start to exit, as scripts/file-timer.ts records it), so `npm test` says where its
+ * file's process from start to exit, as scripts/test-process.ts records it), so `npm test` says where its
  * minutes go. CURIO_TEST_TIMES=times.json also writes the whole list, for a before-and-after comparison.
  */
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'

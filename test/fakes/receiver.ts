@@ -73,10 +73,27 @@ export async function startReceiver() {
     next(...behaviours: ReceiverBehaviour[]) {
       queue.push(...behaviours)
     },
-    /** Resolves once `count` requests in all have arrived. */
-    waitFor(count: number): Promise<void> {
+    /**
+     * Resolves once `count` requests in all have arrived; fails, saying how many did, if they have not
+     * within `timeoutMs`, so a delivery that never comes fails its test instead of holding it.
+     */
+    waitFor(count: number, timeoutMs = 30_000): Promise<void> {
       if (received.length >= count) return Promise.resolve()
-      return new Promise((resolve) => waiters.push({ count, resolve }))
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          const index = waiters.indexOf(waiter)
+          if (index >= 0) waiters.splice(index, 1)
+          reject(new Error(`${received.length} of ${count} requests arrived within ${timeoutMs} ms`))
+        }, timeoutMs)
+        const waiter = {
+          count,
+          resolve: () => {
+            clearTimeout(timer)
+            resolve()
+          },
+        }
+        waiters.push(waiter)
+      })
     },
     async close() {
       for (const res of hung) res.destroy()
