@@ -1,17 +1,13 @@
 /**
- * A node:test reporter that prints, at the end of a run, the ten slowest test files by wall time (each
- * file's process from start to exit, as scripts/test-process.ts records it), so `npm test` says where its
- * minutes go. CURIO_TEST_TIMES=times.json also writes the whole list, for a before-and-after comparison.
+ * The ten slowest test files of a run by wall time (each file's process from start to exit, as
+ * scripts/test-process.ts records it), printed by `npm test` at its end so it says where its minutes go.
+ * CURIO_TEST_TIMES=times.json also writes the whole list, for a before-and-after comparison.
  */
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { relative } from 'node:path'
 
-export default async function* fileTimes(source: AsyncIterable<unknown>) {
-  for await (const _ of source) {
-    // Only the end of the run matters.
-  }
-  const recorded = process.env.CURIO_FILE_TIMES
-  if (!recorded || !existsSync(recorded)) return
+export function printSlowestFiles(recorded: string): void {
+  if (!existsSync(recorded)) return
   const times = readFileSync(recorded, 'utf8')
     .split('\n')
     .filter(Boolean)
@@ -25,6 +21,8 @@ export default async function* fileTimes(source: AsyncIterable<unknown>) {
   if (process.env.CURIO_TEST_TIMES)
     writeFileSync(process.env.CURIO_TEST_TIMES, JSON.stringify(times, null, 2))
   const total = times.reduce((sum, entry) => sum + entry.seconds, 0)
-  yield `\nSlowest test files (${times.length} files, ${Math.round(total)} s of file time in all):\n`
-  for (const entry of times.slice(0, 10)) yield `  ${entry.seconds.toFixed(1).padStart(6)} s  ${entry.file}\n`
+  const lines = [`\nSlowest test files (${times.length} files, ${Math.round(total)} s of file time in all):`]
+  for (const entry of times.slice(0, 10))
+    lines.push(`  ${entry.seconds.toFixed(1).padStart(6)} s  ${entry.file}`)
+  process.stdout.write(`${lines.join('\n')}\n`)
 }

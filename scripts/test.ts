@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process'
 import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ensurePgliteTemplate, ensurePostgresTemplate } from '../test/helpers/template.ts'
+import { printSlowestFiles } from './file-times.ts'
 
 const env = { ...process.env }
 const started = performance.now()
@@ -37,12 +38,12 @@ const child = spawn(
     // Each test file's process loads Curio's modules in 2 s of CPU instead of 5 (see the module's comment).
     '--import=./src/lib/module-hooks.ts',
     '--test-reporter=spec',
-    '--test-reporter-destination=stdout',
-    '--test-reporter=./scripts/file-times.ts',
-    '--test-reporter-destination=stdout',
     ...args,
     ...files,
   ],
   { stdio: 'inherit', env },
 )
-child.on('exit', (code, signal) => process.exit(signal ? 1 : (code ?? 1)))
+child.on('exit', (code, signal) => {
+  printSlowestFiles(env.CURIO_FILE_TIMES as string)
+  process.exit(signal ? 1 : (code ?? 1))
+})

@@ -44,7 +44,7 @@ export const ERROR_CODES = {
   ACCOUNT_GONE: [401, 'The account the token or key belonged to no longer exists.'],
   API_KEY_NOT_ALLOWED: [
     403,
-    'API keys cannot manage API keys, passwords, plugins or notifications: use an access token.',
+    'API keys cannot manage API keys, passwords, plugins, notifications or deployments: use an access token.',
   ],
   WRONG_PASSWORD: [400, 'The current password is wrong.'],
   EMAIL_TAKEN: [409, 'An account with this email exists.'],
@@ -160,7 +160,7 @@ export const ERROR_CODES = {
   CATEGORY_ID_EXISTS: [409, 'A category with this id exists.'],
   CATEGORY_NAME_EXISTS: [409, 'A category with this name exists.'],
   UNKNOWN_CATEGORY_IDS: [400, 'The reorder names category ids that do not exist.'],
-  GIT_NOT_CONFIGURED: [500, 'SPEC.md’s answer of the Git category routes while no data repository is set.'],
+  GIT_NOT_CONFIGURED: [500, 'The answer of the Git category routes while no data repository is set.'],
   GIT_HOST_ERROR: [502, 'The Git host refused or failed; the message gives its reason.'],
   GIT_AUTH_FAILED: [502, 'The Git host refused the configured token.'],
   GIT_REPO_NOT_FOUND: [502, 'The data repository was not found on the Git host.'],
@@ -185,7 +185,7 @@ export const ERROR_CODES = {
   FEATURED_ITEM_NOT_FOUND: [404, 'No featured item has this id.'],
   FEATURED_ITEMS_UNAVAILABLE: [
     500,
-    'The featured shelf could not be read (SPEC.md: `Failed to fetch featured items`).',
+    'The featured shelf could not be read (message: `Failed to fetch featured items`).',
   ],
 
   // Directory: collections.
@@ -194,7 +194,7 @@ export const ERROR_CODES = {
   UNKNOWN_ITEM_IDS: [400, 'The list names item ids that do not exist; `details` names each one.'],
   COLLECTIONS_UNAVAILABLE: [
     500,
-    'The collections count could not be read (SPEC.md: `Failed to check collections existence`).',
+    'The collections count could not be read (message: `Failed to check collections existence`).',
   ],
 
   // Directory: comments.
@@ -213,7 +213,7 @@ export const ERROR_CODES = {
   ],
   SPONSOR_AD_INVALID_TRANSITION: [
     400,
-    'The ad’s status does not allow this action (SPEC.md’s sponsor-ad transitions); the message names it.',
+    'The ad’s status does not allow this action (see the sponsor-ad transitions); the message names it.',
   ],
   PAYMENT_NOT_RECEIVED: [400, 'Approving an ad awaiting payment without `forceApprove: true`.'],
   PAYMENT_NOT_CONFIGURED: [

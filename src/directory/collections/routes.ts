@@ -36,7 +36,7 @@ export function collectionRoutes(app: App, { collections }: { collections: Colle
         description:
           'The number of active collections and whether it is above 0, so the site can show or hide its ' +
           'collections link. Served from a cache every collections write clears on every instance. 500 with ' +
-          'SPEC.md’s body `{exists:false, count:0, error}` (and `code`) when the count cannot be read.',
+          'this route’s own body `{exists:false, count:0, error}` (and `code`) when the count cannot be read.',
         response: { 200: CollectionsExistAnswer, 500: CollectionsExistFailure },
       },
     },

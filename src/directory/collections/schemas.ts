@@ -261,7 +261,7 @@ export const CollectionsExistFailure = Type.Object(
   },
   {
     description:
-      'Server error. `COLLECTIONS_UNAVAILABLE`: the count could not be read; SPEC.md’s body for this route, ' +
+      'Server error. `COLLECTIONS_UNAVAILABLE`: the count could not be read; this route’s own body, ' +
       'not the usual error shape',
     examples: [
       { exists: false, count: 0, error: COLLECTIONS_UNAVAILABLE_MESSAGE, code: 'COLLECTIONS_UNAVAILABLE' },

@@ -34,7 +34,7 @@ export function featuredRoutes(app: App, { featured }: { featured: FeaturedServi
         description:
           'Active featured items, `featuredOrder` then `featuredAt` descending; those whose `featuredUntil` ' +
           `has passed are left out unless \`includeExpired=true\`. \`limit\` 1 to ${SHELF_MAX_LIMIT} (default ` +
-          '6). Served from a cache every write clears on every instance. 500 with SPEC.md’s body when the ' +
+          '6). Served from a cache every write clears on every instance. 500 `FEATURED_ITEMS_UNAVAILABLE` when the ' +
           'shelf cannot be read.',
         querystring: ShelfQuery,
         response: {

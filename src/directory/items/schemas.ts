@@ -392,7 +392,7 @@ export const ItemStatsAnswer = Type.Object(
     }),
   },
   {
-    description: 'How many items there are in each status (SPEC.md)',
+    description: 'How many items there are in each status',
     examples: [{ success: true, data: { total: 412, published: 380, pending: 21, rejected: 7, draft: 4 } }],
   },
 )

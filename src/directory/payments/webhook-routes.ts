@@ -14,7 +14,7 @@ export const WEBHOOK_PROVIDERS: readonly PaymentProvider[] = PAYMENT_PROVIDERS.m
 
 const WebhookError = Type.Object(
   { error: Type.String({ examples: ['No signature provided'] }) },
-  { description: 'SPEC.md’s payment-webhook error body' },
+  { description: 'The error body of a payment webhook' },
 )
 
 const Received = Type.Object(

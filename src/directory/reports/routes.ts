@@ -41,7 +41,7 @@ export function reportRoutes(
           'A signed-in user with a client profile reports content: `contentType` `item` (named by its id or ' +
           'slug) or `comment` (by its id), a `reason` (`spam`, `harassment`, `inappropriate`, `other`) and ' +
           `optional \`details\` (up to ${REPORT_LIMITS.detailsMax} characters). Content this database does not ` +
-          'hold is still accepted (SPEC.md lists no error for it). The report starts `pending` and the admins ' +
+          'hold is still accepted, as the content may be the site’s own. The report starts `pending` and the admins ' +
           'get a notification. A second report of the same content by the same user is 409 `REPORT_DUPLICATE`, ' +
           'whether it names an item by id or by slug, also when both arrive at once. 403 ' +
           '`CLIENT_PROFILE_REQUIRED` without a client profile, `ACCOUNT_SUSPENDED` or `ACCOUNT_BANNED` for a ' +

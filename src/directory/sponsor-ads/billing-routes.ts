@@ -46,7 +46,7 @@ export function adminBillingRoutes(app: App, { ledger }: { ledger: SponsorAdLedg
         tags,
         summary: 'Provider subscriptions',
         description:
-          'SPEC.md’s normalised subscriptions as their events left them, most recently changed first. A ' +
+          'The providers’ subscriptions, normalised, as their events left them, most recently changed first. A ' +
           'failed renewal marks one `past_due`. Filters: `provider`, `status`, `sponsorAdId`.',
         querystring: SubscriptionQuery,
         response: {

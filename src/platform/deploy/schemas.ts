@@ -207,7 +207,7 @@ export const Deployment = Type.Object({
     examples: ['deploy_vercel.yaml'],
   }),
   state: Type.Enum(VERIFICATION_STATES, {
-    description: 'SPEC.md’s verification states; READY, ERROR, CANCELED and TIMEOUT are final',
+    description: 'The verification states; READY, ERROR, CANCELED and TIMEOUT are final',
     examples: ['READY'],
   }),
   url: Type.Union([Type.String(), Type.Null()], { examples: ['https://coffee-guide-website.vercel.app'] }),
