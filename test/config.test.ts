@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
-import { availableParallelism } from 'node:os'
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
+import { availableParallelism, tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { ConfigError, configurationTable, loadConfig } from '../src/config.ts'
@@ -443,7 +444,8 @@ describe('the CLI on a configuration error', () => {
   it('start with PLATFORM_PORT=abc exits 1 with one line naming the setting and no stack', async () => {
     const main = fileURLToPath(new URL('../src/main.ts', import.meta.url))
     const child = spawn(process.execPath, [main, 'start'], {
-      cwd: root,
+      // A folder of its own: a developer's .env in the project never changes the test's settings.
+      cwd: mkdtempSync(join(tmpdir(), 'curio-config-')),
       env: { PATH: process.env.PATH ?? '', PLATFORM_PORT: 'abc', DATA_DIR: 'memory' },
       stdio: ['ignore', 'pipe', 'pipe'],
     })

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict'
 import { type ChildProcessByStdio, spawn } from 'node:child_process'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { after, describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
@@ -21,6 +24,8 @@ after(() => {
 /** The directory service, logging every request (debug), with its address once it has printed it. */
 async function startLoudService(): Promise<{ child: Service; url: string }> {
   const child = spawn(process.execPath, [main, 'start', 'directory'], {
+    // A folder of its own: a developer's .env in the project never changes the test's settings.
+    cwd: mkdtempSync(join(tmpdir(), 'curio-stdout-')),
     env: {
       PATH: process.env.PATH ?? '',
       DATA_DIR: 'memory',

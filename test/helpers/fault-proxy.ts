@@ -79,9 +79,7 @@ export async function startFaultProxy(targetUrl: string): Promise<FaultProxy> {
   }
 
   let server: Server = createServer(onConnection)
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const port = (server.address() as { port: number }).port
+  const port = await listenBelowEphemeralPorts(server)
 
   const resetAll = () => {
     for (const { client, upstream } of [...links]) {
@@ -128,5 +126,32 @@ export async function startFaultProxy(targetUrl: string): Promise<FaultProxy> {
       resetAll()
       if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()))
     },
+  }
+}
+
+/**
+ * Listens on a free port below the system's ephemeral range (32768 and up on Linux), retrying on a taken
+ * one. While the proxy refuses, its port has no listener; a port the system can hand to any `listen(0)`
+ * could meanwhile go to another test file's proxy in front of the same Postgres server, and the app's
+ * "refused" connection would then reach the database through it (a 201 during the outage).
+ */
+async function listenBelowEphemeralPorts(server: Server): Promise<number> {
+  for (let attempt = 0; ; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000)
+    const failure = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
+      const onError = (error: NodeJS.ErrnoException) => {
+        server.off('listening', onListening)
+        resolve(error)
+      }
+      const onListening = () => {
+        server.off('error', onError)
+        resolve(undefined)
+      }
+      server.once('error', onError)
+      server.once('listening', onListening)
+      server.listen(port, '127.0.0.1')
+    })
+    if (!failure) return port
+    if (failure.code !== 'EADDRINUSE' || attempt >= 50) throw failure
   }
 }

@@ -77,6 +77,8 @@ after(() => {
 /** Starts `script` with Node and `env` (besides PATH); killed at the end of the test file at the latest. */
 export function startServiceProcess(script: string, env: Record<string, string>): ServiceProcess {
   const child = spawn(process.execPath, [script], {
+    // A folder of its own: a developer's .env in the project never changes the test's settings.
+    cwd: mkdtempSync(join(tmpdir(), 'curio-process-')),
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
