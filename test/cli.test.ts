@@ -9,6 +9,7 @@ import { after, describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { createEmptyDatabase, NEEDS_POSTGRES, TEST_DATABASE_URL } from './helpers/database.ts'
+import { freePort } from './helpers/ports.ts'
 import { databaseUrlWithName } from './helpers/template.ts'
 
 const root = fileURLToPath(new URL('../', import.meta.url))
@@ -114,15 +115,6 @@ async function runToEnd(
   } finally {
     child.kill('SIGKILL')
   }
-}
-
-/** A port nothing listens on now, for a start that must know its port in advance. */
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
 }
 
 /** Something else listening on a port of 127.0.0.1. */

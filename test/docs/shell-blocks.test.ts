@@ -25,11 +25,11 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { documentationFiles, ROOT, type ShellBlock, shellBlocks } from '../helpers/markdown.ts'
+import { freePort } from '../helpers/ports.ts'
 
 /** How long one file's blocks may take, all together, before its bash and everything it started die. */
 const FILE_TIMEOUT_MS = 60_000
@@ -56,14 +56,6 @@ function startSettings(block: ShellBlock): Record<string, string> {
   }
   assert.deepEqual(words, ['npm', 'start'], `${block.file}:${block.line} is settings followed by npm start`)
   return settings
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
 }
 
 /** A block's first line as a test's name shows it. */

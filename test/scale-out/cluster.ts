@@ -1,12 +1,12 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { type FaultProxy, startFaultProxy } from '../helpers/fault-proxy.ts'
+import { freePort } from '../helpers/ports.ts'
 import { deleteRedisKeys } from '../helpers/redis-keys.ts'
 
 /**
@@ -62,14 +62,6 @@ export function ensureHaproxy(): string {
     execFileSync('apt-get', ['install', '-y', '-q', 'haproxy'], { stdio: 'ignore', timeout: 300_000 })
     return execFileSync('sh', ['-c', 'command -v haproxy'], { encoding: 'utf8' }).trim()
   }
-}
-
-export async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
 }
 
 /** Waits until `check` holds; `gone` says why it never will (a process that exited), ending the wait. */
