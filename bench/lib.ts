@@ -552,6 +552,7 @@ export function wrappedQueue(
     },
     define: (definition) =>
       jobs.define(definition.name === name ? wrap(definition as unknown as JobDefinition) : definition),
+    wakeOn: (notifications) => jobs.wakeOn(notifications),
     start: () => jobs.start(),
     stop: (timeoutMs) => jobs.stop(timeoutMs),
     send: (queue, data, options) => {

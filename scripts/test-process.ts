@@ -1,7 +1,7 @@
 /**
  * Loaded into each test file's process by scripts/test.ts (`--import`):
  * - at exit, appends the file's wall time, from the process' start (boot and imports included) to its
- *   end, to CURIO_FILE_TIMES as a JSON line (scripts/file-times.ts prints the slowest);
+ *   end, and the CPU time its process used, to CURIO_FILE_TIMES as a JSON line (scripts/file-times.ts prints the slowest);
  * - ends the file past CURIO_TEST_FILE_TIMEOUT_MS (default 360 s): a file that hangs, in a hook or in a
  *   test that ignores its own timeout, fails with one line naming it, and the run goes on to the next.
  */
@@ -13,7 +13,9 @@ if (file?.endsWith('.test.ts')) {
   const out = process.env.CURIO_FILE_TIMES
   if (out) {
     process.on('exit', () => {
-      appendFileSync(out, `${JSON.stringify({ file, seconds: performance.now() / 1000 })}\n`)
+      const cpu = process.cpuUsage()
+      const cpuSeconds = (cpu.user + cpu.system) / 1e6
+      appendFileSync(out, `${JSON.stringify({ file, seconds: performance.now() / 1000, cpuSeconds })}\n`)
     })
   }
   const limitMs = Number(process.env.CURIO_TEST_FILE_TIMEOUT_MS ?? 360_000)

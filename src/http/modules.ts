@@ -64,7 +64,7 @@ export interface Module<Events = never> {
 }
 
 export interface ModuleHost<Events> {
-  jobs: Pick<Jobs, 'define'>
+  jobs: Pick<Jobs, 'define' | 'wakeOn'>
   notifications: Notifications
   events?: Events
 }
@@ -87,6 +87,7 @@ export function installModules<Events>(
       module.listeners(host.events)
     }
   }
+  host.jobs.wakeOn(host.notifications)
   app.addHook('onReady', async () => {
     for (const module of modules) {
       for (const cache of module.caches ?? []) await cache.listen(host.notifications)

@@ -1,12 +1,21 @@
-import { setTimeout as sleep } from 'node:timers/promises'
 import { sql } from 'drizzle-orm'
-import { type Db as BossDb, fromDrizzle, fromPglite, type Job, PgBoss } from 'pg-boss'
+import {
+  type Db as BossDb,
+  fromDrizzle,
+  fromPglite,
+  type Job,
+  PgBoss,
+  type Queue,
+  type Schedule,
+} from 'pg-boss'
 import type { Logger } from 'pino'
-import { databaseUnavailable } from '../db/errors.ts'
 import type { DbOrTx, ServiceDatabase } from '../db/index.ts'
+import type { Notifications } from '../db/notifications.ts'
 import { failureLogger } from '../db/outage-log.ts'
 import { createPool, type DatabasePool, type PoolTimeouts } from '../db/postgres.ts'
 import { jobsTotal, watchQueues } from '../lib/metrics.ts'
+import { type BatchWorker, startBatchWorker } from './batch-worker.ts'
+import { BACKSTOP_SECONDS, type DueScout, notifyChannel, startDueScout } from './wake-ups.ts'
 
 export interface JobDefinition<T extends object = object> {
   /** Queue name, unique within the service. */
@@ -48,6 +57,11 @@ export interface SendOptions {
 export interface Jobs {
   /** Declares a queue and its worker; call before start(). */
   define<T extends object>(definition: JobDefinition<T>): void
+  /**
+   * The LISTEN connection on which start() hears of new jobs, so that a job enqueued to run now is worked
+   * on at once rather than at the next polling interval (see wake-ups.ts); call before start().
+   */
+  wakeOn(notifications: Notifications): void
   start(): Promise<void>
   /** Stops taking jobs and lets running ones finish their current attempt, up to timeoutMs. */
   stop(timeoutMs: number): Promise<void>
@@ -64,7 +78,10 @@ export interface JobsDeps {
   log: Logger
   /** On a Postgres server, the queue's waits for a connection and a statement (unbounded statements if unset). */
   timeouts?: PoolTimeouts
-  /** How often idle workers look for work; tests use short intervals. */
+  /**
+   * How often the service looks for jobs that became due (delayed or retried ones, and any whose
+   * notification was missed); tests use short intervals. Jobs enqueued to run now wake workers at once.
+   */
   pollingIntervalSeconds?: number
 }
 
@@ -132,6 +149,17 @@ export function createJobs({ database, log, timeouts, pollingIntervalSeconds = 2
     const pool = fetchPool
     return { executeSql: (text, values) => pool.query(text, values) }
   }
+  /** Who to wake when a queue may have work: each of its pg-boss workers, or its batch worker. */
+  const wakers = new Map<string, (() => void)[]>()
+  const addWaker = (queue: string, waker: () => void) => {
+    wakers.set(queue, [...(wakers.get(queue) ?? []), waker])
+  }
+  const wake = (queue: string) => {
+    for (const waker of wakers.get(queue) ?? []) waker()
+  }
+  let notifications: Notifications | undefined
+  let unlisten: (() => Promise<void>) | undefined
+  let scout: DueScout | undefined
   let started = false
   let unwatchQueues = () => {}
   /** Between the end of start() and stop(): what /readyz reports. */
@@ -146,65 +174,78 @@ export function createJobs({ database, log, timeouts, pollingIntervalSeconds = 2
       if (started) throw new Error(`Job ${definition.name} defined after the queue started`)
       definitions.set(definition.name, definition as unknown as JobDefinition)
     },
+    wakeOn(channel) {
+      if (started) throw new Error('The job queue was given its wake-ups after it started')
+      notifications = channel
+    },
     async start() {
       await boss.start()
-      for (const definition of definitions.values()) {
-        await boss.createQueue(definition.name, {
-          retryLimit: definition.retryLimit ?? 3,
-          retryDelay: definition.retryDelaySeconds ?? 30,
-          retryBackoff: definition.retryBackoff ?? true,
-          ...(definition.expireInSeconds ? { expireInSeconds: definition.expireInSeconds } : {}),
-        })
-        // createQueue leaves an existing queue as it is.
-        if (definition.expireInSeconds) {
-          await boss.updateQueue(definition.name, { expireInSeconds: definition.expireInSeconds })
-        }
-        const concurrency = definition.concurrency ?? 1
-        if (definition.batchSize !== undefined) {
-          const batchSize = Math.max(1, Math.min(definition.batchSize, concurrency))
-          batchWorkers.push(
-            startBatchWorker(boss, definition, {
-              concurrency,
-              batchSize,
-              pollingIntervalSeconds: Math.min(
-                pollingIntervalSeconds,
-                definition.pollingIntervalSeconds ?? Infinity,
-              ),
-              log,
-              failed,
-              fetchDb: fetchDb(),
-              outcomes: outcomesOf(database.service, definition.name),
-            }),
-          )
-        } else {
-          const options = {
-            // pg-boss's own workers look at most every half second.
-            pollingIntervalSeconds: Math.max(
-              0.5,
-              Math.min(pollingIntervalSeconds, definition.pollingIntervalSeconds ?? Infinity),
-            ),
-            batchSize: 1,
-            localConcurrency: concurrency,
-          }
-          const outcomes = outcomesOf(database.service, definition.name)
-          await boss.work<object>(definition.name, options, async (jobs) => {
-            for (const job of jobs) {
-              try {
-                await definition.handler(job.data, job)
-                outcomes.completed.inc()
-              } catch (error) {
-                outcomes.failed.inc()
-                log.error({ err: error, job: definition.name, jobId: job.id }, 'job failed')
-                throw error
-              }
-            }
-          })
-        }
-        if (definition.cron) await boss.schedule(definition.name, definition.cron, {}, { tz: 'UTC' })
-      }
-      // pg-boss's own figures, which its supervisor counts every minute: a scrape reads one small table.
       const names = [...definitions.keys()]
+      await declareQueues(boss, [...definitions.values()])
+      for (const definition of definitions.values()) {
+        const concurrency = definition.concurrency ?? 1
+        const outcomes = outcomesOf(database.service, definition.name)
+        if (definition.batchSize !== undefined) {
+          const worker = startBatchWorker(boss, definition, {
+            concurrency,
+            batchSize: Math.max(1, Math.min(definition.batchSize, concurrency)),
+            pollingIntervalSeconds: BACKSTOP_SECONDS,
+            log,
+            failed,
+            fetchDb: fetchDb(),
+            outcomes,
+          })
+          batchWorkers.push(worker)
+          addWaker(definition.name, () => worker.wake())
+          continue
+        }
+        const handler = async (jobs: Job<object>[]) => {
+          for (const job of jobs) {
+            try {
+              await definition.handler(job.data, job)
+              outcomes.completed.inc()
+            } catch (error) {
+              outcomes.failed.inc()
+              log.error({ err: error, job: definition.name, jobId: job.id }, 'job failed')
+              throw error
+            }
+          }
+        }
+        // One pg-boss worker per slot, each taking one job at a time: each can be woken by its id.
+        for (let slot = 0; slot < concurrency; slot++) {
+          const id = await boss.work<object>(
+            definition.name,
+            {
+              pollingIntervalSeconds: BACKSTOP_SECONDS,
+              notifyPollingIntervalSeconds: BACKSTOP_SECONDS,
+              batchSize: 1,
+              localConcurrency: 1,
+            },
+            handler,
+          )
+          addWaker(definition.name, () => boss.notifyWorker(id))
+        }
+      }
       if (names.length > 0) {
+        if (notifications) {
+          // A job enqueued to run now is worked on at once, here and on every other instance.
+          unlisten = await notifications
+            .listen(notifyChannel(schema), wake, { onReconnect: () => names.forEach(wake) })
+            .catch((error: unknown) => {
+              failed(error, {}, 'listening for new jobs failed; due jobs are found by polling')
+              return undefined
+            })
+        }
+        const intervals = [...definitions.values()].map((d) => d.pollingIntervalSeconds ?? Infinity)
+        scout = startDueScout({
+          boss,
+          schema,
+          queues: names,
+          intervalMs: Math.min(pollingIntervalSeconds, ...intervals) * 1000,
+          wake,
+          failed,
+        })
+        // pg-boss's own figures, which its supervisor counts every minute: a scrape reads one small table.
         unwatchQueues = watchQueues(database.service, async () =>
           (await boss.getQueues(names)).map((queue) => ({ queue: queue.name, queued: queue.queuedCount })),
         )
@@ -216,6 +257,8 @@ export function createJobs({ database, log, timeouts, pollingIntervalSeconds = 2
       running = false
       unwatchQueues()
       const deadline = Date.now() + timeoutMs
+      await scout?.stop()
+      await unlisten?.().catch(() => {})
       await Promise.all(batchWorkers.splice(0).map((worker) => worker.stop(timeoutMs)))
       await fetchPool?.end()
       fetchPool = undefined
@@ -231,162 +274,42 @@ export function createJobs({ database, log, timeouts, pollingIntervalSeconds = 2
   }
 }
 
+/**
+ * Creates each missing queue (with `notify`, so a due job's insert wakes workers), brings an existing one
+ * to its definition's settings, and registers each cron schedule. A start that changes nothing reads the
+ * queues and the schedules and writes nothing, where creating each queue took a locked statement.
+ */
+async function declareQueues(boss: PgBoss, definitions: readonly JobDefinition[]): Promise<void> {
+  if (definitions.length === 0) return
+  const queues = new Map((await boss.getQueues(definitions.map((d) => d.name))).map((q) => [q.name, q]))
+  const schedules = definitions.some((definition) => definition.cron)
+    ? new Map((await boss.getSchedules()).filter((s) => s.key === '').map((s) => [s.name, s]))
+    : new Map<string, Schedule>()
+  for (const definition of definitions) {
+    const settings = {
+      retryLimit: definition.retryLimit ?? 3,
+      retryDelay: definition.retryDelaySeconds ?? 30,
+      retryBackoff: definition.retryBackoff ?? true,
+      notify: true,
+      ...(definition.expireInSeconds ? { expireInSeconds: definition.expireInSeconds } : {}),
+    }
+    const queue = queues.get(definition.name)
+    if (!queue) {
+      await boss.createQueue(definition.name, settings)
+    } else if (Object.entries(settings).some(([key, value]) => queue[key as keyof Queue] !== value)) {
+      await boss.updateQueue(definition.name, settings)
+    }
+    const schedule = schedules.get(definition.name)
+    if (definition.cron && (schedule?.cron !== definition.cron || schedule.timezone !== 'UTC')) {
+      await boss.schedule(definition.name, definition.cron, {}, { tz: 'UTC' })
+    }
+  }
+}
+
 /** The counters of a queue's completed and failed attempts. */
 function outcomesOf(service: ServiceDatabase['service'], queue: string) {
   return {
     completed: jobsTotal.labels({ service, queue, outcome: 'completed' }),
     failed: jobsTotal.labels({ service, queue, outcome: 'failed' }),
-  }
-}
-
-interface BatchWorker {
-  /** Fetches no more; waits for the running jobs up to `timeoutMs`, then fails those still running. */
-  stop(timeoutMs: number): Promise<void>
-}
-
-/** A settle that failed for an outage is tried again after this, doubling up to the maximum. */
-const SETTLE_RETRY_MS = 500
-const SETTLE_RETRY_MAX_MS = 5000
-
-/** How long free slots wait for `batchSize` of them to be free before they are filled anyway. */
-const BATCH_WAIT_MS = 10
-
-/**
- * Keeps up to `concurrency` jobs of one queue running: fills the free slots with one fetch once `batchSize`
- * of them are free (or BATCH_WAIT_MS after the last fetch, when fewer are), and settles each job when its
- * handler ends (the completions of one turn of the event loop in one statement), so a slow job holds its
- * own slot and no other. While the queue is empty it looks again every `pollingIntervalSeconds`.
- */
-function startBatchWorker(
-  boss: PgBoss,
-  definition: JobDefinition,
-  options: {
-    concurrency: number
-    batchSize: number
-    pollingIntervalSeconds: number
-    log: Logger
-    /** Logs a failed fetch or settle (an outage once per interval). */
-    failed: ReturnType<typeof failureLogger>
-    /** Where to fetch (pg-boss's own connections when undefined). */
-    fetchDb: BossDb | undefined
-    outcomes: ReturnType<typeof outcomesOf>
-  },
-): BatchWorker {
-  const { concurrency, batchSize, log, outcomes } = options
-  const name = definition.name
-  const running = new Map<string, Job<object>>()
-  /** Completions and failures being written. */
-  const settling = new Set<Promise<unknown>>()
-  let toComplete: Job<object>[] = []
-  let stopping = false
-  /** After stop(): a job that still ends is not settled (the queue's connections are closed). */
-  let stopped = false
-  let waitingForSlot = false
-  let wake = () => {}
-  /** Until `ms` pass (when given) or, with `untilJobEnds`, a running job ends; stop() ends it too. */
-  const pause = (ms: number | undefined, untilJobEnds: boolean) =>
-    new Promise<void>((resolve) => {
-      waitingForSlot = untilJobEnds
-      const timer = ms === undefined ? undefined : setTimeout(resolve, ms)
-      wake = () => {
-        clearTimeout(timer)
-        resolve()
-      }
-    })
-
-  // A completion the database could not take (an outage) is written once it can, so the job is not run
-  // again when its lease expires; stop() ends the waiting.
-  const stopWaiting = new AbortController()
-  const settle = (write: () => Promise<unknown>) => {
-    if (stopped) return
-    const tracked = (async () => {
-      for (let attempt = 0; ; attempt++) {
-        try {
-          await write()
-          return
-        } catch (error) {
-          options.failed(error, { job: name }, 'job settling failed')
-          if (stopping || databaseUnavailable(error) === undefined) return
-          const delayMs = Math.min(SETTLE_RETRY_MAX_MS, SETTLE_RETRY_MS * 2 ** attempt)
-          await sleep(delayMs, undefined, { signal: stopWaiting.signal }).catch(() => {})
-          if (stopping) return
-        }
-      }
-    })()
-    settling.add(tracked)
-    tracked.finally(() => settling.delete(tracked))
-  }
-  const completeWaiting = () => {
-    const jobs = toComplete
-    toComplete = []
-    if (jobs.length > 0) settle(() => boss.complete(name, jobs))
-  }
-
-  const run = (job: Job<object>) => {
-    running.set(job.id, job)
-    Promise.resolve()
-      .then(() => definition.handler(job.data, job))
-      .then(
-        () => {
-          outcomes.completed.inc()
-          if (toComplete.length === 0) setImmediate(completeWaiting)
-          toComplete.push(job)
-        },
-        (error: unknown) => {
-          outcomes.failed.inc()
-          log.error({ err: error, job: name, jobId: job.id }, 'job failed')
-          settle(() => boss.fail(name, job, error as object))
-        },
-      )
-      .finally(() => {
-        running.delete(job.id)
-        if (waitingForSlot) wake()
-      })
-  }
-
-  const loop = (async () => {
-    let lastFetch = 0
-    while (!stopping) {
-      const free = concurrency - running.size
-      const waited = Date.now() - lastFetch
-      if (free === 0 || (free < batchSize && waited < BATCH_WAIT_MS)) {
-        await pause(free === 0 ? undefined : BATCH_WAIT_MS - waited, true)
-        continue
-      }
-      lastFetch = Date.now()
-      let fetched: Job<object>[] = []
-      try {
-        fetched = await boss.fetch<object>(name, {
-          batchSize: free,
-          ...(options.fetchDb ? { db: options.fetchDb } : {}),
-        })
-      } catch (error) {
-        options.failed(error, { job: name }, 'job fetch failed')
-      }
-      for (const job of fetched) run(job)
-      // Fewer than asked for: the queue is drained for now (or the fetch failed).
-      if (fetched.length < free && !stopping) await pause(options.pollingIntervalSeconds * 1000, false)
-    }
-  })()
-
-  return {
-    async stop(timeoutMs) {
-      stopping = true
-      stopWaiting.abort()
-      wake()
-      await loop
-      const deadline = Date.now() + timeoutMs
-      while (running.size > 0 && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 20))
-      }
-      completeWaiting()
-      // As pg-boss does for its own workers: jobs still running are failed, so they are retried.
-      if (running.size > 0) {
-        const left = [...running.values()]
-        settle(() => boss.fail(name, left, new Error('The job queue stopped before the job ended')))
-      }
-      await Promise.all(settling)
-      stopped = true
-    },
   }
 }

@@ -12,8 +12,8 @@ const root = fileURLToPath(new URL('../../', import.meta.url))
 
 /** Changes whenever a migration or the job queue's version does, so a stale template is never reused. */
 export function templateKey(): string {
-  // The template's own recipe is part of the key: v2 has no template0 or template1.
-  const hash = createHash('sha256').update('template v2')
+  // The template's own recipe is part of the key: v2 has no template0 or template1, v3 has the job queues.
+  const hash = createHash('sha256').update('template v3')
   for (const service of SERVICES) {
     const folder = join(root, 'drizzle', service)
     for (const file of readdirSync(folder).sort()) {
@@ -41,6 +41,7 @@ export async function ensurePgliteTemplate(): Promise<string> {
     close: () => pglite.close(),
   }
   await migrateAll(databases, SERVICES, silent)
+  await declareJobQueues(databases)
   // Tests never create a database on PGlite: without template0 and template1 the file each test loads is
   // a third smaller (30 MB, not 45), and loading it takes a third less.
   await pglite.query(
@@ -55,6 +56,35 @@ export async function ensurePgliteTemplate(): Promise<string> {
   writeFileSync(partial, Buffer.from(await dump.arrayBuffer()))
   renameSync(partial, file)
   return file
+}
+
+/**
+ * Starts and stops each service's job queue once with every queue the apps define, so that the queues and
+ * their schedules are in the template: a test's start then only reads them, as a restart does.
+ */
+async function declareJobQueues(databases: Databases): Promise<void> {
+  // Loaded here, not with this module: `npm test` imports it and needs the apps only to make a template.
+  const [{ loadConfig }, { buildPlatformApp }, { buildDirectoryApp }, { createJobs }, runtime, clock] =
+    await Promise.all([
+      import('../../src/config.ts'),
+      import('../../src/platform/app.ts'),
+      import('../../src/directory/app.ts'),
+      import('../../src/jobs/index.ts'),
+      import('../../src/runtime.ts'),
+      import('../../src/lib/clock.ts'),
+    ])
+  const config = loadConfig({ DATA_DIR: 'memory', LOG_LEVEL: 'silent' })
+  const rateLimiter = await runtime.createRateLimiterFor(config, clock.systemClock, silent)
+  for (const service of SERVICES) {
+    const database = databases[service]
+    const jobs = createJobs({ database, log: silent })
+    const deps = { config, database, clock: clock.systemClock, log: silent, jobs, rateLimiter }
+    const { app } = await (service === 'platform' ? buildPlatformApp(deps) : buildDirectoryApp(deps))
+    await jobs.start()
+    await jobs.stop(1000)
+    await app.close()
+  }
+  await rateLimiter.close()
 }
 
 export function databaseUrlWithName(url: string, name: string): string {
@@ -76,15 +106,13 @@ export async function ensurePostgresTemplate(adminUrl: string): Promise<string> 
     await admin.query(`create database "${building}"`)
     const pool = createPool(databaseUrlWithName(adminUrl, building), 4, silent)
     const source = { kind: 'postgres', pool, url: databaseUrlWithName(adminUrl, building) } as const
-    await migrateAll(
-      {
-        platform: serviceDatabase('platform', source),
-        directory: serviceDatabase('directory', source),
-        close: () => pool.end(),
-      },
-      SERVICES,
-      silent,
-    )
+    const databases: Databases = {
+      platform: serviceDatabase('platform', source),
+      directory: serviceDatabase('directory', source),
+      close: () => pool.end(),
+    }
+    await migrateAll(databases, SERVICES, silent)
+    await declareJobQueues(databases)
     await pool.end()
     await admin.query(`alter database "${building}" rename to "${name}"`).catch(async (error: unknown) => {
       // Another run finished first: use theirs.

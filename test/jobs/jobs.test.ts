@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto'
 import { after, before, describe, it, type TestContext } from 'node:test'
 import { setTimeout as delay } from 'node:timers/promises'
 import { sql } from 'drizzle-orm'
+import { createNotifications } from '../../src/db/notifications.ts'
 import { createJobs, type JobDefinition, type Jobs, sendMany } from '../../src/jobs/index.ts'
 import { createLogger } from '../../src/lib/logger.ts'
 import { jobsTotal } from '../../src/lib/metrics.ts'
@@ -389,6 +390,71 @@ describe('job queue: batch workers (batchSize)', () => {
     const rows = (result as unknown as { rows: { query: string }[] }).rows
     assert.equal(rows.length, 1, 'one fetch connection')
     assert.match(rows[0]!.query, /skip locked/i, 'its last statement is the fetch')
+  })
+})
+
+describe('job queue: wake-ups', () => {
+  /**
+   * A queue that looks for due jobs only every 60 s, and whose workers fetch on their own every 30 s: a job
+   * that runs within WAIT_MS was woken by the notification its insert sent.
+   */
+  function listeningJobs(t: TestContext): Jobs {
+    const log = createLogger('silent')
+    const jobs = createJobs({ database: databases.platform, log, pollingIntervalSeconds: 60 })
+    const notifications = createNotifications(databases.platform.source, log)
+    jobs.wakeOn(notifications)
+    t.after(async () => {
+      await jobs.stop(1000)
+      await notifications.close()
+    })
+    return jobs
+  }
+
+  for (const [kind, batchSize] of [
+    ['pg-boss workers', undefined],
+    ['batch workers', 2],
+  ] as const) {
+    it(`a job enqueued to run now wakes the workers of every instance at once, not at their next poll (${kind})`, async (t) => {
+      const name = queueName('notified')
+      const ran = Promise.withResolvers<string>()
+      // The instance that works the queue, and another that only enqueues (as a second instance would).
+      const worker = listeningJobs(t)
+      worker.define({
+        name,
+        ...(batchSize ? { batchSize } : {}),
+        handler: async (_data, job) => ran.resolve(job.id),
+      })
+      await worker.start()
+      const sender = listeningJobs(t)
+      await sender.start()
+
+      const id = await databases.platform.db.transaction((tx) => sender.send(name, {}, { tx }))
+      assert.equal(await within(ran.promise, 'the notified run'), id)
+    })
+  }
+
+  it('a job enqueued with startAfter runs once due, found by the look every polling interval', async (t) => {
+    const name = queueName('delayed')
+    const ran = Promise.withResolvers<number>()
+    // No LISTEN connection here: the look alone finds it (workers fetch on their own only every 30 s).
+    const jobs = await startWith(t, { name, handler: async () => ran.resolve(Date.now()) })
+    const due = new Date(Date.now() + 1500)
+    await jobs.send(name, {}, { startAfter: due })
+
+    const ranAt = await within(ran.promise, 'the delayed run')
+    // The database's clock decides; it and this process' may differ by a little.
+    assert.ok(ranAt >= due.getTime() - 250, `ran ${due.getTime() - ranAt} ms before it was due`)
+  })
+
+  it('a queue takes its definition’s retry settings at the next start', async (t) => {
+    const name = queueName('settings')
+    const first = await startWith(t, { name, retryLimit: 1, retryDelaySeconds: 5, handler: async () => {} })
+    await first.stop(1000)
+    const second = await startWith(t, { name, retryLimit: 4, retryDelaySeconds: 7, handler: async () => {} })
+    const queue = await second.boss.getQueue(name)
+    assert.equal(queue?.retryLimit, 4)
+    assert.equal(queue?.retryDelay, 7)
+    assert.equal(queue?.notify, true, 'its inserts notify the workers')
   })
 })
 
