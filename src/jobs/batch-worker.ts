@@ -3,12 +3,17 @@ import type { Db as BossDb, Job, PgBoss } from 'pg-boss'
 import type { Logger } from 'pino'
 import { databaseUnavailable } from '../db/errors.ts'
 import type { failureLogger } from '../db/outage-log.ts'
-import type { JobDefinition } from './index.ts'
 
 /** The counters a worker bumps for each attempt that completed or failed. */
 export interface Outcomes {
   completed: { inc(): void }
   failed: { inc(): void }
+}
+
+/** What a batch worker works: its queue and the handler of each job. */
+export interface BatchQueue {
+  name: string
+  handler: (data: object, job: Job<object>) => Promise<void>
 }
 
 export interface BatchWorker {
@@ -34,7 +39,7 @@ const BATCH_WAIT_MS = 10
  */
 export function startBatchWorker(
   boss: PgBoss,
-  definition: JobDefinition,
+  definition: BatchQueue,
   options: {
     concurrency: number
     batchSize: number
