@@ -15,7 +15,13 @@ import { failureLogger } from '../db/outage-log.ts'
 import { createPool, type DatabasePool, type PoolTimeouts } from '../db/postgres.ts'
 import { jobsTotal, watchQueues } from '../lib/metrics.ts'
 import { type BatchWorker, startBatchWorker } from './batch-worker.ts'
-import { BACKSTOP_SECONDS, type DueScout, notifyChannel, startDueScout } from './wake-ups.ts'
+import {
+  BACKSTOP_SECONDS,
+  type DueScout,
+  notifyChannel,
+  startDueScout,
+  throttledPerQueue,
+} from './wake-ups.ts'
 
 export interface JobDefinition<T extends object = object> {
   /** Queue name, unique within the service. */
@@ -157,6 +163,14 @@ export function createJobs({ database, log, timeouts, pollingIntervalSeconds = 2
   const wake = (queue: string) => {
     for (const waker of wakers.get(queue) ?? []) waker()
   }
+  /** How often the service looks for due jobs: its polling interval, or a queue's shorter one (start()). */
+  let intervalMs = pollingIntervalSeconds * 1000
+  /**
+   * A notification wakes its queue at once, then at most once per polling interval: a job that queues
+   * itself again due at once (its clock behind the database's) runs as often as polling ran it, not in a
+   * tight loop, and a burst of inserts is one wake-up.
+   */
+  const notified = throttledPerQueue(wake, () => intervalMs)
   let notifications: Notifications | undefined
   let unlisten: (() => Promise<void>) | undefined
   let scout: DueScout | undefined
@@ -181,6 +195,8 @@ export function createJobs({ database, log, timeouts, pollingIntervalSeconds = 2
     async start() {
       await boss.start()
       const names = [...definitions.keys()]
+      const intervals = [...definitions.values()].map((d) => d.pollingIntervalSeconds ?? Infinity)
+      intervalMs = Math.min(pollingIntervalSeconds, ...intervals) * 1000
       await declareQueues(boss, [...definitions.values()])
       for (const definition of definitions.values()) {
         const concurrency = definition.concurrency ?? 1
@@ -230,21 +246,13 @@ export function createJobs({ database, log, timeouts, pollingIntervalSeconds = 2
         if (notifications) {
           // A job enqueued to run now is worked on at once, here and on every other instance.
           unlisten = await notifications
-            .listen(notifyChannel(schema), wake, { onReconnect: () => names.forEach(wake) })
+            .listen(notifyChannel(schema), notified.wake, { onReconnect: () => names.forEach(wake) })
             .catch((error: unknown) => {
               failed(error, {}, 'listening for new jobs failed; due jobs are found by polling')
               return undefined
             })
         }
-        const intervals = [...definitions.values()].map((d) => d.pollingIntervalSeconds ?? Infinity)
-        scout = startDueScout({
-          boss,
-          schema,
-          queues: names,
-          intervalMs: Math.min(pollingIntervalSeconds, ...intervals) * 1000,
-          wake,
-          failed,
-        })
+        scout = startDueScout({ boss, schema, queues: names, intervalMs, wake, failed })
         // pg-boss's own figures, which its supervisor counts every minute: a scrape reads one small table.
         unwatchQueues = watchQueues(database.service, async () =>
           (await boss.getQueues(names)).map((queue) => ({ queue: queue.name, queued: queue.queuedCount })),
@@ -259,6 +267,7 @@ export function createJobs({ database, log, timeouts, pollingIntervalSeconds = 2
       const deadline = Date.now() + timeoutMs
       await scout?.stop()
       await unlisten?.().catch(() => {})
+      notified.stop()
       await Promise.all(batchWorkers.splice(0).map((worker) => worker.stop(timeoutMs)))
       await fetchPool?.end()
       fetchPool = undefined

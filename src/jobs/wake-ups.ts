@@ -8,7 +8,9 @@ import type { failureLogger } from '../db/outage-log.ts'
  * - A job enqueued to run now wakes its queue's workers at once. Queues are created with pg-boss's
  *   `notify`, so the statement that inserts a due job also sends its queue's name on the schema's
  *   channel (delivered when the enqueuing transaction commits, to every instance), and the service's
- *   LISTEN connection hands it to the workers.
+ *   LISTEN connection hands it to the workers: at once, then at most once per polling interval per
+ *   queue, so that a job which queues itself again as due at once (with a clock behind the database's,
+ *   as a test's is) runs as often as polling ran it rather than in a tight loop.
  * - A job due later (enqueued with `startAfter`, or waiting to be retried) and one whose notification
  *   was missed (the listener was reconnecting) are found by one look every polling interval: a single
  *   statement per service answers which of its queues have a due job, and wakes theirs. Each worker
@@ -25,6 +27,37 @@ export const BACKSTOP_SECONDS = 30
  */
 export function notifyChannel(schema: string): string {
   return `pgboss_${createHash('sha224').update(schema).digest('hex').slice(0, 24)}`
+}
+
+/**
+ * `wake` for a queue at once, then at most once per `gapMs()` for that queue: calls within the gap are
+ * one call at its end.
+ */
+export function throttledPerQueue(wake: (queue: string) => void, gapMs: () => number) {
+  const lastAt = new Map<string, number>()
+  const pending = new Map<string, NodeJS.Timeout>()
+  const now = (queue: string) => {
+    lastAt.set(queue, Date.now())
+    wake(queue)
+  }
+  return {
+    wake(queue: string) {
+      if (pending.has(queue)) return
+      const waitMs = (lastAt.get(queue) ?? Number.NEGATIVE_INFINITY) + gapMs() - Date.now()
+      if (waitMs <= 0) return now(queue)
+      pending.set(
+        queue,
+        setTimeout(() => {
+          pending.delete(queue)
+          now(queue)
+        }, waitMs),
+      )
+    },
+    stop() {
+      for (const timer of pending.values()) clearTimeout(timer)
+      pending.clear()
+    },
+  }
 }
 
 export interface DueScout {

@@ -5,6 +5,7 @@ import { setTimeout as delay } from 'node:timers/promises'
 import { sql } from 'drizzle-orm'
 import { createNotifications } from '../../src/db/notifications.ts'
 import { createJobs, type JobDefinition, type Jobs, sendMany } from '../../src/jobs/index.ts'
+import { throttledPerQueue } from '../../src/jobs/wake-ups.ts'
 import { createLogger } from '../../src/lib/logger.ts'
 import { jobsTotal } from '../../src/lib/metrics.ts'
 import { createTestDatabases, NEEDS_POSTGRES, type TestDatabases } from '../helpers/database.ts'
@@ -455,6 +456,35 @@ describe('job queue: wake-ups', () => {
     assert.equal(queue?.retryLimit, 4)
     assert.equal(queue?.retryDelay, 7)
     assert.equal(queue?.notify, true, 'its inserts notify the workers')
+  })
+})
+
+describe('job queue: notification wake-ups are throttled per queue', () => {
+  it('the first wakes at once; more within the gap are one wake-up at its end; other queues are apart', (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout', 'Date'] })
+    const woken: string[] = []
+    const throttled = throttledPerQueue(
+      (queue) => woken.push(queue),
+      () => 500,
+    )
+
+    throttled.wake('a')
+    assert.deepEqual(woken, ['a'])
+    throttled.wake('a')
+    throttled.wake('a')
+    throttled.wake('b')
+    assert.deepEqual(woken, ['a', 'b'], 'b is another queue: at once')
+    t.mock.timers.tick(499)
+    assert.deepEqual(woken, ['a', 'b'])
+    t.mock.timers.tick(1)
+    assert.deepEqual(woken, ['a', 'b', 'a'], 'the two within the gap: one wake-up at its end')
+    t.mock.timers.tick(500)
+    throttled.wake('a')
+    assert.deepEqual(woken, ['a', 'b', 'a', 'a'], 'a gap later: at once again')
+    throttled.wake('a')
+    throttled.stop()
+    t.mock.timers.tick(1000)
+    assert.deepEqual(woken, ['a', 'b', 'a', 'a'], 'stopped: the pending one is dropped')
   })
 })
 
