@@ -49,19 +49,28 @@ async function eventually<T>(
 
 const queueName = (purpose: string) => `test-${purpose}-${randomUUID().slice(0, 8)}`
 
-/** A job queue on the platform's database, stopped when the test ends. */
-function jobsFor(t: TestContext): Jobs {
-  const jobs = createJobs({
-    database: databases.platform,
-    log: createLogger('silent'),
-    pollingIntervalSeconds: 0.5,
+/**
+ * A job queue on the platform's database, stopped when the test ends: woken by notifications as an app's
+ * is, or with `listen: false` only by its looks for due jobs every 0.5 s.
+ */
+function jobsFor(t: TestContext, { listen = true } = {}): Jobs {
+  const log = createLogger('silent')
+  const jobs = createJobs({ database: databases.platform, log, pollingIntervalSeconds: 0.5 })
+  const notifications = listen ? createNotifications(databases.platform.source, log) : undefined
+  if (notifications) jobs.wakeOn(notifications)
+  t.after(async () => {
+    await jobs.stop(1000)
+    await notifications?.close()
   })
-  t.after(() => jobs.stop(1000))
   return jobs
 }
 
-async function startWith<T extends object>(t: TestContext, definition: JobDefinition<T>): Promise<Jobs> {
-  const jobs = jobsFor(t)
+async function startWith<T extends object>(
+  t: TestContext,
+  definition: JobDefinition<T>,
+  options: { listen?: boolean } = {},
+): Promise<Jobs> {
+  const jobs = jobsFor(t, options)
   jobs.define(definition)
   await jobs.start()
   return jobs
@@ -434,11 +443,24 @@ describe('job queue: wake-ups', () => {
     })
   }
 
+  it('a job enqueued while nothing listens is found by the look every polling interval', async (t) => {
+    const name = queueName('unheard')
+    const ran = Promise.withResolvers<string>()
+    // No LISTEN connection (as while it reconnects): workers fetch on their own only every 30 s.
+    const jobs = await startWith(
+      t,
+      { name, handler: async (_data, job) => ran.resolve(job.id) },
+      { listen: false },
+    )
+    const id = await jobs.send(name, {})
+    assert.equal(await within(ran.promise, 'the run of the unheard job'), id)
+  })
+
   it('a job enqueued with startAfter runs once due, found by the look every polling interval', async (t) => {
     const name = queueName('delayed')
     const ran = Promise.withResolvers<number>()
-    // No LISTEN connection here: the look alone finds it (workers fetch on their own only every 30 s).
-    const jobs = await startWith(t, { name, handler: async () => ran.resolve(Date.now()) })
+    // No LISTEN connection: the look alone finds it (workers fetch on their own only every 30 s).
+    const jobs = await startWith(t, { name, handler: async () => ran.resolve(Date.now()) }, { listen: false })
     const due = new Date(Date.now() + 1500)
     await jobs.send(name, {}, { startAfter: due })
 
