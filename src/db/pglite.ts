@@ -103,6 +103,13 @@ export async function openPglite(dataDir: string | undefined): Promise<PGlite> {
   return pglite
 }
 
+/** A new in-memory cluster as initdb leaves it, loaded from the cached pristine cluster (made if missing). */
+export async function createPristinePglite(): Promise<PGlite> {
+  await prepareBaseCluster()
+  const base = readCluster(baseClusterPath())
+  return base ? createPglite(undefined, { loadDataDir: base }) : createPglite()
+}
+
 /** Creates the cached pristine cluster if it is missing (run after `npm install`). */
 export async function prepareBaseCluster(): Promise<boolean> {
   if (existsSync(baseClusterPath())) return false

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import pg from 'pg'
 import { createPool, type DatabaseSource, type Databases, serviceDatabase } from '../../src/db/index.ts'
-import { createPglite } from '../../src/db/pglite.ts'
+import { createPglite, createPristinePglite } from '../../src/db/pglite.ts'
 import { createLogger } from '../../src/lib/logger.ts'
 import { databaseUrlWithName, ensurePgliteTemplate, ensurePostgresTemplate } from './template.ts'
 
@@ -99,7 +99,8 @@ export async function createTestDatabases(): Promise<TestDatabases> {
 /** An empty database (no migrations) for tests of migration itself, and its URL when on Postgres. */
 export async function createEmptyDatabase(): Promise<{ source: DatabaseSource; close(): Promise<void> }> {
   if (!TEST_DATABASE_URL) {
-    const pglite = await createPglite()
+    // As initdb leaves a cluster, without paying for initdb in WebAssembly each time.
+    const pglite = await createPristinePglite()
     return { source: { kind: 'pglite', pglite }, close: () => pglite.close() }
   }
   const name = `curio_empty_${randomBytes(6).toString('hex')}`
