@@ -96,7 +96,7 @@ export async function createRateLimiterFor(
   keyPrefix = `${config.redisKeyPrefix}rl:`,
 ): Promise<RateLimiter> {
   if (!config.redisUrl) return createRateLimiter({ store: createMemoryRateLimitStore(), clock })
-  const redis = createRedisClient(config.redisUrl, { log })
+  const redis = await createRedisClient(config.redisUrl, { log })
   // A failed first connection is logged by the client, which goes on reconnecting in the background.
   await redis.connect().catch(() => {})
   const store = createFailoverRateLimitStore({

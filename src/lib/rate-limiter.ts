@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto'
-import { Redis } from 'ioredis'
+import type { Redis } from 'ioredis'
 import type { Logger } from 'pino'
 import { type Clock, systemClock } from './clock.ts'
+import { loadOnce } from './load-once.ts'
 import { MINUTE_MS } from './time.ts'
 
 /** Expired windows are swept this often (SPEC.md, rate-limiting facility). */
@@ -304,21 +305,25 @@ function describeError(error: unknown): string {
   return message.replace(/[a-z][a-z0-9+.-]*:\/\/\S*/gi, '[url]').slice(0, 200)
 }
 
+const ioredis = loadOnce(() => import('ioredis'))
+
 /**
  * The ioredis client for rate limiting: a disconnected or partitioned Redis makes calls fail within
  * `commandTimeoutMs` (so a failover store answers from memory) while it reconnects in the background.
- * Connection errors are logged once per outage, and its end once.
+ * Connection errors are logged once per outage, and its end once. ioredis is loaded with the first client,
+ * so a process without REDIS_URL never loads it.
  */
-export function createRedisClient(
+export async function createRedisClient(
   url: string,
   options: {
     log: Pick<Logger, 'warn' | 'info'>
     commandTimeoutMs?: number
     maxReconnectDelayMs?: number
   },
-): Redis {
+): Promise<Redis> {
   const { log } = options
   const maxReconnectDelayMs = options.maxReconnectDelayMs ?? REDIS_MAX_RECONNECT_DELAY_MS
+  const { Redis } = await ioredis()
   const redis = new Redis(url, {
     // As runtime.ts does: nothing connects until the caller awaits connect() at boot (to learn whether
     // Redis answers) or sends a command; reconnecting goes on after a failed first attempt either way.

@@ -1,8 +1,8 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
 import { lookup as dnsLookupAll } from 'node:dns/promises'
 import { isIP, type LookupFunction } from 'node:net'
-import { Agent, Client, fetch as undiciFetch } from 'undici'
 import { type AddressPolicy, bareHost, checkFor, refusalOf } from './addresses.ts'
+import { loadOnce } from './load-once.ts'
 
 export {
   type AddressCheck,
@@ -27,6 +27,9 @@ export class BlockedAddressError extends Error {
 
 /** Resolves a host name to every address it has; the system resolver by default. */
 export type Lookup = (hostname: string) => Promise<LookupAddress[]>
+
+/** undici, loaded with the first outbound request. */
+const undici = loadOnce(() => import('undici'))
 
 const systemLookup: Lookup = (hostname) => dnsLookupAll(hostname, { all: true, order: 'verbatim' })
 
@@ -137,10 +140,11 @@ export async function safeRequest(options: SafeRequestOptions): Promise<SafeRequ
   if (!checked.ok) return { kind: 'blocked', reason: checked.reason, durationMs: durationMs() }
   const { url } = checked
   const host = hostOf(url)
+  const { Client } = await undici()
 
   const deadline = new AbortController()
   const timer = setTimeout(() => deadline.abort(), options.timeoutMs)
-  let client: Client | undefined
+  let client: InstanceType<typeof Client> | undefined
   try {
     const resolved = await untilAborted(resolveHost(host, options.lookup ?? systemLookup), deadline.signal)
     if (!resolved.ok) return { kind: 'failed', reason: resolved.reason, durationMs: durationMs() }
@@ -257,27 +261,31 @@ function errorReason(error: unknown): string {
 export function createSafeFetch(policy: AddressPolicy): typeof globalThis.fetch {
   if (policy.allowPrivate) return globalThis.fetch
   const check = checkFor(policy)
-  const agent = new Agent({
-    connect: {
-      // Each new connection resolves once and connects to the addresses it checked.
-      lookup(hostname, options, callback) {
-        dnsLookup(hostname, { all: true, family: options.family ?? 0 }, (error, addresses) => {
-          if (error) return callback(error, '', 0)
-          const list = addresses as LookupAddress[]
-          const refusal = refusalOf(
-            check,
-            hostname,
-            list.map(({ address }) => address),
-          )
-          if (refusal) return callback(new BlockedAddressError(refusal), '', 0)
-          if ((options as { all?: boolean }).all) {
-            ;(callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, list)
-          } else {
-            callback(null, list[0]!.address, list[0]!.family)
-          }
-        })
+  const pinned = loadOnce(async () => {
+    const { Agent, fetch: undiciFetch } = await undici()
+    const agent = new Agent({
+      connect: {
+        // Each new connection resolves once and connects to the addresses it checked.
+        lookup(hostname, options, callback) {
+          dnsLookup(hostname, { all: true, family: options.family ?? 0 }, (error, addresses) => {
+            if (error) return callback(error, '', 0)
+            const list = addresses as LookupAddress[]
+            const refusal = refusalOf(
+              check,
+              hostname,
+              list.map(({ address }) => address),
+            )
+            if (refusal) return callback(new BlockedAddressError(refusal), '', 0)
+            if ((options as { all?: boolean }).all) {
+              ;(callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, list)
+            } else {
+              callback(null, list[0]!.address, list[0]!.family)
+            }
+          })
+        },
       },
-    },
+    })
+    return { agent, undiciFetch }
   })
 
   return (async (input: string | URL | Request, init?: RequestInit) => {
@@ -288,6 +296,7 @@ export function createSafeFetch(policy: AddressPolicy): typeof globalThis.fetch 
       const refusal = refusalOf(check, host, [host])
       if (refusal) throw new TypeError('fetch failed', { cause: new BlockedAddressError(refusal) })
     }
+    const { agent, undiciFetch } = await pinned()
     return undiciFetch(input as Parameters<typeof undiciFetch>[0], {
       ...(init as Parameters<typeof undiciFetch>[1]),
       redirect: 'error',

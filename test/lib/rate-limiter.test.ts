@@ -341,7 +341,7 @@ describe('failover rate-limit store', () => {
     const clock = createManualClock(START)
     const clientLog = captureLog()
     const storeLog = captureLog()
-    const client = createRedisClient(`redis://127.0.0.1:${await closedPort()}`, {
+    const client = await createRedisClient(`redis://127.0.0.1:${await closedPort()}`, {
       log: clientLog.log,
       maxReconnectDelayMs: 20,
     })
@@ -523,7 +523,7 @@ describe('on Redis', NEEDS_REDIS, () => {
       const clock = createManualClock(START)
       const clientLog = captureLog()
       const storeLog = captureLog()
-      const client = createRedisClient(proxy.url, {
+      const client = await createRedisClient(proxy.url, {
         log: clientLog.log,
         maxReconnectDelayMs: 20,
         ...clientOptions,

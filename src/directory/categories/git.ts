@@ -31,7 +31,7 @@ export interface CategoryGitServiceDeps {
   db: Db
   config: Pick<Config, 'dataRepository' | 'gitToken' | 'githubApiUrl'>
   /** How a client is made; tests may swap it, the app uses octokit against `GITHUB_API_URL`. */
-  createClient?: (options: { baseUrl: string; token: string }) => GitHubClient
+  createClient?: (options: { baseUrl: string; token: string }) => Promise<GitHubClient>
 }
 
 const notConfigured = () =>
@@ -87,17 +87,17 @@ export function createCategoryGitService({
   config,
   createClient = createGitHubClient,
 }: CategoryGitServiceDeps) {
-  function connect() {
+  async function connect() {
     const { dataRepository, gitToken } = config
     if (!dataRepository || !gitToken) throw notConfigured()
     return {
       repository: dataRepository,
-      client: createClient({ baseUrl: config.githubApiUrl, token: gitToken }),
+      client: await createClient({ baseUrl: config.githubApiUrl, token: gitToken }),
       ...splitRepository(dataRepository),
     }
   }
 
-  type Connection = ReturnType<typeof connect>
+  type Connection = Awaited<ReturnType<typeof connect>>
 
   async function defaultBranch({ client, owner, repo }: Connection): Promise<string> {
     try {
@@ -163,7 +163,7 @@ export function createCategoryGitService({
 
   return {
     async status(): Promise<{ status: GitCategoryStatus; categories: GitCategory[]; message: string }> {
-      const connection = connect()
+      const connection = await connect()
       const branch = await defaultBranch(connection)
       const [file, commit, stored] = await Promise.all([
         readFile(connection, branch),
@@ -192,7 +192,7 @@ export function createCategoryGitService({
     /** Adds or renames `{id, name}` in the file and commits it; one retry when the file moved meanwhile. */
     async commit(body: GitCategory): Promise<{ category: GitCategory; message: string }> {
       const category = { id: body.id, name: checkedCategoryName(body.name) }
-      const connection = connect()
+      const connection = await connect()
       const branch = await defaultBranch(connection)
 
       for (let attempt = 1; ; attempt++) {

@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto'
-import { retry } from '@octokit/plugin-retry'
-import { throttling } from '@octokit/plugin-throttling'
-import { Octokit } from '@octokit/rest'
-import Bottleneck from 'bottleneck'
+import type { Octokit } from '@octokit/rest'
+import { loadOnce } from '../../lib/load-once.ts'
 
 export type GitHubClient = Octokit
 
@@ -22,26 +20,38 @@ export interface GitHubClientOptions {
   retry?: { retries: number; baseMs: number; log?: (message: string) => void }
 }
 
-const PluggedOctokit = Octokit.plugin(retry, throttling)
-
-/**
- * The throttling plugin's write limiters, one per token. Its default sends one write a second per process,
- * whoever's token it is; here each token may have a few writes in flight, and GitHub's own answers (rate
- * limits, secondary limits) pace it.
- */
-const writes = new Bottleneck.Group({ maxConcurrent: 4 })
+const octokitSdk = loadOnce(async () => {
+  const [{ Octokit }, { retry }, { throttling }, { default: Bottleneck }] = await Promise.all([
+    import('@octokit/rest'),
+    import('@octokit/plugin-retry'),
+    import('@octokit/plugin-throttling'),
+    import('bottleneck'),
+  ])
+  return {
+    Octokit,
+    PluggedOctokit: Octokit.plugin(retry, throttling),
+    /**
+     * The throttling plugin's write limiters, one per token. Its default sends one write a second per
+     * process, whoever's token it is; here each token may have a few writes in flight, and GitHub's own
+     * answers (rate limits, secondary limits) pace it.
+     */
+    writes: new Bottleneck.Group({ maxConcurrent: 4 }),
+  }
+})
 
 /**
  * A GitHub REST client (octokit) with the configured base URL, a per-request timeout and no redirects
- * followed. Octokit's errors carry the status (`RequestError.status`) and redact the token.
+ * followed. Octokit's errors carry the status (`RequestError.status`) and redact the token. Asynchronous
+ * because octokit is loaded on the first client made.
  */
-export function createGitHubClient({
+export async function createGitHubClient({
   baseUrl,
   token,
   timeoutMs = 15_000,
   userAgent = 'curio-directory',
   retry: retrying,
-}: GitHubClientOptions): GitHubClient {
+}: GitHubClientOptions): Promise<GitHubClient> {
+  const { Octokit, PluggedOctokit, writes } = await octokitSdk()
   const timedFetch: typeof fetch = (input, init) => {
     const timeout = AbortSignal.timeout(timeoutMs)
     const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout

@@ -1,10 +1,11 @@
-import {
+import type {
   Client,
-  type ClientOptions,
-  type GeocodeRequest,
-  type ReverseGeocodeRequest,
+  ClientOptions,
+  GeocodeRequest,
+  ReverseGeocodeRequest,
 } from '@googlemaps/google-maps-services-js'
-import axios, { type AxiosResponse } from 'axios'
+import type { AxiosResponse } from 'axios'
+import { loadOnce } from '../../lib/load-once.ts'
 import { isRecord } from '../../lib/values.ts'
 import {
   clamp01,
@@ -93,19 +94,31 @@ function confidenceOf(result: Record<string, unknown>): number {
 
 const text = (value: unknown) => (typeof value === 'string' ? value : '')
 
+const googleSdk = loadOnce(async () => {
+  const [google, { default: axios }] = await Promise.all([
+    import('@googlemaps/google-maps-services-js'),
+    import('axios'),
+  ])
+  return { Client: google.Client, axios }
+})
+
 /** A geocoder speaking to Google; any key is taken here, and one Google refuses is `unauthorized` per call. */
 export function createGoogleGeocoder({ apiKey, baseUrl, timeoutMs }: GoogleGeocoderOptions): Geocoder {
   const url = `${baseUrl.replace(/\/+$/, '')}/maps/api/geocode/json`
-  const client = new Client({
-    axiosInstance: axios.create({
-      // Every status resolves: Google's own answer (`status`, `error_message`) is in the body.
-      validateStatus: () => true,
-      maxRedirects: 0,
-      maxContentLength: MAX_RESPONSE_BYTES,
-      // The base URL is a setting; a proxy from the environment would send the key somewhere else.
-      proxy: false,
-      // axios types its ESM and CommonJS entries apart; the SDK names the CommonJS one. Same object.
-    }) as unknown as ClientOptions['axiosInstance'],
+  const googleClient = loadOnce(async () => {
+    const { Client, axios } = await googleSdk()
+    const client = new Client({
+      axiosInstance: axios.create({
+        // Every status resolves: Google's own answer (`status`, `error_message`) is in the body.
+        validateStatus: () => true,
+        maxRedirects: 0,
+        maxContentLength: MAX_RESPONSE_BYTES,
+        // The base URL is a setting; a proxy from the environment would send the key somewhere else.
+        proxy: false,
+        // axios types its ESM and CommonJS entries apart; the SDK names the CommonJS one. Same object.
+      }) as unknown as ClientOptions['axiosInstance'],
+    })
+    return { client, isAxiosError: axios.isAxiosError }
   })
   const safe = (message: string) => safeMessage(message, apiKey)
 
@@ -154,11 +167,12 @@ export function createGoogleGeocoder({ apiKey, baseUrl, timeoutMs }: GoogleGeoco
 
   /** Sends one request with a deadline and reads the answer with `read`. */
   async function send<T>(
-    call: (signal: AbortSignal) => Promise<AxiosResponse>,
+    call: (client: Client, signal: AbortSignal) => Promise<AxiosResponse>,
     read: (results: Record<string, unknown>[], status: number) => GeocodeOutcome<T>,
   ): Promise<GeocodeOutcome<T>> {
+    const { client, isAxiosError } = await googleClient()
     const controller = new AbortController()
-    const outcome = call(controller.signal).then(
+    const outcome = call(client, controller.signal).then(
       (response) => {
         const results = resultsOf(response)
         return Array.isArray(results) ? read(results, response.status) : results
@@ -169,7 +183,7 @@ export function createGoogleGeocoder({ apiKey, baseUrl, timeoutMs }: GoogleGeoco
         // axios names the cause (ECONNREFUSED, a body too large); its message never holds the URL or key.
         const reason = error instanceof Error ? error.message : String(error)
         const code =
-          axios.isAxiosError(error) && error.code && !reason.includes(error.code) ? ` (${error.code})` : ''
+          isAxiosError(error) && error.code && !reason.includes(error.code) ? ` (${error.code})` : ''
         return failure('unavailable', null, `Google could not be reached: ${reason}${code}`)
       },
     )
@@ -217,7 +231,7 @@ export function createGoogleGeocoder({ apiKey, baseUrl, timeoutMs }: GoogleGeoco
         }
       }
       return send(
-        (signal) => client.geocode({ params, url, signal }),
+        (client, signal) => client.geocode({ params, url, signal }),
         (results, status) => {
           const inCountries =
             countries.length > 1
@@ -244,7 +258,7 @@ export function createGoogleGeocoder({ apiKey, baseUrl, timeoutMs }: GoogleGeoco
       }
       if (query.language) params.language = query.language as ReverseGeocodeRequest['params']['language']
       return send(
-        (signal) => client.reverseGeocode({ params, url, signal }),
+        (client, signal) => client.reverseGeocode({ params, url, signal }),
         (results, status) =>
           first(
             results,

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { cancelSubscription, createCheckout, lemonSqueezySetup } from '@lemonsqueezy/lemonsqueezy.js'
+import { loadOnce } from '../../lib/load-once.ts'
 import type { ProviderClient, ProviderFailure, ProviderOutcome } from '../payments/contract/checkout.ts'
 
 export interface LemonSqueezyClientOptions {
@@ -16,6 +16,9 @@ export const LEMONSQUEEZY_SDK_ORIGIN = 'https://api.lemonsqueezy.com'
 
 const REASON_MAX_LENGTH = 300
 const DONE: ProviderOutcome<void> = { ok: true, value: undefined }
+
+const lemonSqueezySdk = loadOnce(() => import('@lemonsqueezy/lemonsqueezy.js'))
+type LemonSqueezySdk = Awaited<ReturnType<typeof lemonSqueezySdk>>
 
 /** One SDK call: where its requests go, its time limit, and the status its answer came with. */
 interface Exchange {
@@ -136,21 +139,22 @@ export function createLemonSqueezyClient({
   timeoutMs,
 }: LemonSqueezyClientOptions): ProviderClient {
   async function call<R extends SdkResult>(
-    run: () => Promise<R>,
+    run: (sdk: LemonSqueezySdk) => Promise<R>,
   ): Promise<{ result: R; exchange: Exchange }> {
+    const sdk = await lemonSqueezySdk()
     ensureRouting()
     const exchange: Exchange = { apiUrl, timeoutMs, deadline: AbortSignal.timeout(timeoutMs), status: null }
     const result = await exchanges.run(exchange, () => {
-      lemonSqueezySetup({ apiKey })
-      return run()
+      sdk.lemonSqueezySetup({ apiKey })
+      return run(sdk)
     })
     return { result, exchange }
   }
 
   return {
     async createCheckout({ priceId, metadata, request }) {
-      const { result, exchange } = await call(() =>
-        createCheckout(storeId, priceId, {
+      const { result, exchange } = await call((sdk) =>
+        sdk.createCheckout(storeId, priceId, {
           checkoutData: { email: request.customerEmail, custom: verbatim(metadata) },
           productOptions: { redirectUrl: request.successUrl },
         }),
@@ -174,7 +178,7 @@ export function createLemonSqueezyClient({
       // LemonSqueezy's ids are numbers, so another id names no subscription there; and the SDK would put it
       // into the path as it is.
       if (!/^\d+$/.test(subscriptionId)) return DONE
-      const { result, exchange } = await call(() => cancelSubscription(subscriptionId))
+      const { result, exchange } = await call((sdk) => sdk.cancelSubscription(subscriptionId))
       if (!result.error) return DONE
       // An unknown subscription is 404 with LemonSqueezy's JSON:API error body (not some proxy's 404).
       if (result.statusCode === 404 && firstError(result.data)) return DONE

@@ -25,12 +25,22 @@ import {
  * the `access_token` query parameter, as the API takes it.
  */
 
-// The SDK is CommonJS without an `exports` map, so ESM cannot import its subpaths; its types name them bare.
 const require = createRequire(import.meta.url)
-const createGeocodingService = require('@mapbox/mapbox-sdk/services/geocoding') as (config: {
-  accessToken: string
-  origin?: string
-}) => GeocodeService
+
+type GeocodingServiceConfig = { accessToken: string; origin?: string }
+
+/**
+ * A geocoding service of the SDK, which is loaded at the first call. Synchronously, because
+ * `isMapboxTokenShape` and `createMapboxGeocoder` answer at once (the SDK reads the token as it makes the
+ * service); both run only where a Mapbox token is configured. The SDK is CommonJS without an `exports` map,
+ * so ESM cannot import its subpaths; its types name them bare. `require` keeps it after the first load.
+ */
+function createGeocodingService(config: GeocodingServiceConfig): GeocodeService {
+  const create = require('@mapbox/mapbox-sdk/services/geocoding') as (
+    config: GeocodingServiceConfig,
+  ) => GeocodeService
+  return create(config)
+}
 
 export interface MapboxGeocoderOptions {
   /** A Mapbox token, `pk.…` (public) or `sk.…` (secret). */

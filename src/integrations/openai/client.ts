@@ -1,4 +1,6 @@
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai'
+import type OpenAI from 'openai'
+import type { APIError } from 'openai'
+import { loadOnce } from '../../lib/load-once.ts'
 import { BlockedAddressError, requestFailure } from '../../lib/safe-http.ts'
 import { clip, isRecord } from '../../lib/values.ts'
 
@@ -94,6 +96,14 @@ const KNOWN_CONTEXT_LENGTHS: [RegExp, number][] = [
   [/^gpt-5/, 400_000],
 ]
 
+const openaiSdk = loadOnce(() => import('openai'))
+
+/** The SDK's error classes a failure is told apart by. */
+type SdkErrors = Pick<
+  typeof import('openai'),
+  'APIConnectionError' | 'APIConnectionTimeoutError' | 'APIError'
+>
+
 /**
  * A client for an OpenAI-compatible provider (OpenAI, OpenRouter, a local server) through the official SDK.
  * Every failure comes out as an `AiProviderError`; a caller's own abort rethrows its signal's reason.
@@ -105,29 +115,34 @@ export function createAiProviderClient({
   maxRetries,
   fetch,
 }: AiProviderOptions): AiProviderClient {
-  // Everything the SDK would otherwise read from OPENAI_* variables is given, so settings alone decide.
-  const openai = apiKey.trim()
-    ? new OpenAI({
-        apiKey,
-        adminAPIKey: null,
-        organization: null,
-        project: null,
-        webhookSecret: null,
-        baseURL: baseUrl,
-        timeout: timeoutMs,
-        maxRetries,
-        logLevel: 'off',
-        ...(fetch ? { fetch } : {}),
+  const client = apiKey.trim()
+    ? loadOnce(async () => {
+        const sdk = await openaiSdk()
+        // Everything the SDK would otherwise read from OPENAI_* variables is given, so settings alone decide.
+        const openai = new sdk.default({
+          apiKey,
+          adminAPIKey: null,
+          organization: null,
+          project: null,
+          webhookSecret: null,
+          baseURL: baseUrl,
+          timeout: timeoutMs,
+          maxRetries,
+          logLevel: 'off',
+          ...(fetch ? { fetch } : {}),
+        })
+        return { openai, errors: sdk }
       })
     : undefined
 
   async function call<T>(signal: AbortSignal | undefined, work: (client: OpenAI) => Promise<T>): Promise<T> {
-    if (!openai) throw new AiProviderError('auth', null, 'No API key is configured for the provider')
+    if (!client) throw new AiProviderError('auth', null, 'No API key is configured for the provider')
+    const { openai, errors } = await client()
     try {
       return await work(openai)
     } catch (error) {
       if (signal?.aborted) throw signal.reason
-      throw toProviderError(error, apiKey, timeoutMs)
+      throw toProviderError(error, errors, apiKey, timeoutMs)
     }
   }
 
@@ -242,7 +257,12 @@ function capabilitiesOf(fields: Record<string, unknown>): ModelCapabilities | un
   }
 }
 
-function toProviderError(error: unknown, apiKey: string, timeoutMs: number): AiProviderError {
+function toProviderError(
+  error: unknown,
+  { APIConnectionError, APIConnectionTimeoutError, APIError }: SdkErrors,
+  apiKey: string,
+  timeoutMs: number,
+): AiProviderError {
   if (error instanceof AiProviderError) return error
   if (error instanceof APIConnectionTimeoutError) {
     return new AiProviderError('timeout', null, `The provider did not answer within ${timeoutMs} ms`)

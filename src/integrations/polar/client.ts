@@ -1,7 +1,5 @@
-import { PolarClientError, PolarError, PolarNetworkError, PolarServerError } from '@polar-sh/sdk'
-import { createPolarCore, type PolarCore } from '@polar-sh/sdk/2026-10'
-import { createCheckouts } from '@polar-sh/sdk/2026-10/services/checkouts'
-import { revokeSubscriptions } from '@polar-sh/sdk/2026-10/services/subscriptions'
+import type { PolarCore } from '@polar-sh/sdk/2026-10'
+import { loadOnce } from '../../lib/load-once.ts'
 import type { ProviderClient, ProviderFailure, ProviderOutcome } from '../payments/contract/checkout.ts'
 
 export interface PolarClientOptions {
@@ -13,6 +11,27 @@ export interface PolarClientOptions {
 
 const REASON_MAX_LENGTH = 300
 const DONE: ProviderOutcome<void> = { ok: true, value: undefined }
+
+/** The SDK's core, the two functions used and the error classes a failure is told apart by. */
+const polarSdk = loadOnce(async () => {
+  const [errors, core, checkouts, subscriptions] = await Promise.all([
+    import('@polar-sh/sdk'),
+    import('@polar-sh/sdk/2026-10'),
+    import('@polar-sh/sdk/2026-10/services/checkouts'),
+    import('@polar-sh/sdk/2026-10/services/subscriptions'),
+  ])
+  return {
+    PolarClientError: errors.PolarClientError,
+    PolarError: errors.PolarError,
+    PolarNetworkError: errors.PolarNetworkError,
+    PolarServerError: errors.PolarServerError,
+    createPolarCore: core.createPolarCore,
+    createCheckouts: checkouts.createCheckouts,
+    revokeSubscriptions: subscriptions.revokeSubscriptions,
+  }
+})
+
+type PolarSdk = Awaited<ReturnType<typeof polarSdk>>
 
 /** One call's HTTP exchange as the SDK does not report it: its status and its deadline. */
 interface Exchange {
@@ -66,7 +85,12 @@ function said(answer: unknown): { code: string | null; detail: string | null } {
 }
 
 /** A Polar SDK error (or an answer it could not parse) as a failure; anything else is thrown on. */
-function failureOf(error: unknown, exchange: Exchange, timeoutMs: number): ProviderFailure {
+function failureOf(
+  error: unknown,
+  { PolarClientError, PolarServerError, PolarNetworkError, PolarError }: PolarSdk,
+  exchange: Exchange,
+  timeoutMs: number,
+): ProviderFailure {
   if (error instanceof PolarClientError) {
     const { code, detail } = said(error.error)
     return {
@@ -110,18 +134,23 @@ function failureOf(error: unknown, exchange: Exchange, timeoutMs: number): Provi
  * Polar, so POLAR_SPONSOR_WEEKLY_PRICE_ID and POLAR_SPONSOR_MONTHLY_PRICE_ID hold Polar product ids.
  */
 export function createPolarClient({ accessToken, apiUrl, timeoutMs }: PolarClientOptions): ProviderClient {
-  const core = createPolarCore({
-    accessToken,
-    baseUrl: apiUrl.replace(/\/+$/, ''),
-    // The SDK's own limit (in seconds) is a backstop behind each call's deadline.
-    timeout: timeoutMs / 1000 + 1,
+  const client = loadOnce(async () => {
+    const sdk = await polarSdk()
+    const core = sdk.createPolarCore({
+      accessToken,
+      baseUrl: apiUrl.replace(/\/+$/, ''),
+      // The SDK's own limit (in seconds) is a backstop behind each call's deadline.
+      timeout: timeoutMs / 1000 + 1,
+    })
+    return { sdk, core }
   })
 
   return {
     async createCheckout({ priceId, metadata, request }) {
+      const { sdk, core } = await client()
       const exchange = exchangeOn(core, timeoutMs)
       try {
-        const checkout = await createCheckouts(exchange.client)({
+        const checkout = await sdk.createCheckouts(exchange.client)({
           products: [priceId],
           success_url: request.successUrl,
           return_url: request.cancelUrl,
@@ -141,20 +170,21 @@ export function createPolarClient({ accessToken, apiUrl, timeoutMs }: PolarClien
         }
         return { ok: true, value: { checkoutId: checkout.id, checkoutUrl: checkout.url } }
       } catch (error) {
-        return { ok: false, failure: failureOf(error, exchange, timeoutMs) }
+        return { ok: false, failure: failureOf(error, sdk, exchange, timeoutMs) }
       }
     },
 
     async cancelSubscription(subscriptionId) {
+      const { sdk, core } = await client()
       const exchange = exchangeOn(core, timeoutMs)
       try {
-        await revokeSubscriptions(exchange.client)(subscriptionId)
+        await sdk.revokeSubscriptions(exchange.client)(subscriptionId)
         return DONE
       } catch (error) {
         // Polar's own answers, by their error code (a proxy's 404 is not Polar saying "not found").
-        const code = error instanceof PolarClientError ? said(error.error).code : null
+        const code = error instanceof sdk.PolarClientError ? said(error.error).code : null
         if (code === 'AlreadyCanceledSubscription' || code === 'ResourceNotFound') return DONE
-        return { ok: false, failure: failureOf(error, exchange, timeoutMs) }
+        return { ok: false, failure: failureOf(error, sdk, exchange, timeoutMs) }
       }
     },
   }

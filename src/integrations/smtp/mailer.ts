@@ -1,4 +1,5 @@
-import { createTransport } from 'nodemailer'
+import type { Transporter } from 'nodemailer'
+import { loadOnce } from '../../lib/load-once.ts'
 import { clip } from '../../lib/values.ts'
 
 /** One plain-text email; the sender is the mailer's (`SMTP_FROM`). */
@@ -80,27 +81,38 @@ export function outcomeOf(error: unknown): MailOutcome & { ok: false } {
   }
 }
 
-/** Email through an SMTP server with nodemailer: one connection per message, each step time-limited. */
+const nodemailer = loadOnce(() => import('nodemailer'))
+
+/**
+ * Email through an SMTP server with nodemailer: one connection per message, each step time-limited.
+ * nodemailer is loaded, and the transport made, at the first message.
+ */
 export function createSmtpMailer({ url, from, timeoutMs }: SmtpMailerOptions): Mailer {
-  const transport = createTransport({
-    url,
-    connectionTimeout: timeoutMs,
-    greetingTimeout: timeoutMs,
-    socketTimeout: timeoutMs,
-    dnsTimeout: timeoutMs,
-    // What is sent is text we compose; nothing in it may make nodemailer read a file or fetch a URL.
-    disableFileAccess: true,
-    disableUrlAccess: true,
+  let made: Transporter | undefined
+  const transport = loadOnce(async () => {
+    const { createTransport } = await nodemailer()
+    made = createTransport({
+      url,
+      connectionTimeout: timeoutMs,
+      greetingTimeout: timeoutMs,
+      socketTimeout: timeoutMs,
+      dnsTimeout: timeoutMs,
+      // What is sent is text we compose; nothing in it may make nodemailer read a file or fetch a URL.
+      disableFileAccess: true,
+      disableUrlAccess: true,
+    })
+    return made
   })
   return {
     async send(mail) {
+      const sender = await transport()
       try {
-        await transport.sendMail({ ...mail, from })
+        await sender.sendMail({ ...mail, from })
         return { ok: true }
       } catch (error) {
         return outcomeOf(error)
       }
     },
-    close: () => transport.close(),
+    close: () => made?.close(),
   }
 }

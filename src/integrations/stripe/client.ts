@@ -1,4 +1,5 @@
-import Stripe from 'stripe'
+import type Stripe from 'stripe'
+import { loadOnce } from '../../lib/load-once.ts'
 import type { ProviderClient, ProviderFailure, ProviderOutcome } from '../payments/contract/checkout.ts'
 
 export interface StripeClientOptions {
@@ -12,9 +13,13 @@ export interface StripeClientOptions {
 const REASON_MAX_LENGTH = 300
 const DONE: ProviderOutcome<void> = { ok: true, value: undefined }
 
+const stripeSdk = loadOnce(async () => (await import('stripe')).default)
+
+type StripeErrorClass = typeof Stripe.errors.StripeError
+
 /** A Stripe SDK error as a failure; anything else is not the SDK's and is thrown on. */
-function failureOf(error: unknown, timeoutMs: number): ProviderFailure {
-  if (!(error instanceof Stripe.errors.StripeError)) throw error
+function failureOf(error: unknown, StripeError: StripeErrorClass, timeoutMs: number): ProviderFailure {
+  if (!(error instanceof StripeError)) throw error
   if (error.type === 'StripeConnectionError') {
     const timedOut = (error.detail as { code?: unknown } | undefined)?.code === 'ETIMEDOUT'
     return {
@@ -47,17 +52,22 @@ export function createStripeClient({
 }: StripeClientOptions): ProviderClient {
   const base = new URL(apiUrl)
   const protocol = base.protocol === 'http:' ? 'http' : 'https'
-  const stripe = new Stripe(secretKey, {
-    host: base.hostname,
-    port: base.port || (protocol === 'http' ? 80 : 443),
-    protocol,
-    timeout: timeoutMs,
-    maxNetworkRetries,
-    telemetry: false,
+  const client = loadOnce(async () => {
+    const Stripe = await stripeSdk()
+    const stripe = new Stripe(secretKey, {
+      host: base.hostname,
+      port: base.port || (protocol === 'http' ? 80 : 443),
+      protocol,
+      timeout: timeoutMs,
+      maxNetworkRetries,
+      telemetry: false,
+    })
+    return { stripe, StripeError: Stripe.errors.StripeError }
   })
 
   return {
     async createCheckout({ priceId, metadata, request }) {
+      const { stripe, StripeError } = await client()
       try {
         const session = await stripe.checkout.sessions.create({
           mode: 'subscription',
@@ -81,24 +91,21 @@ export function createStripeClient({
         }
         return { ok: true, value: { checkoutId: session.id, checkoutUrl: session.url } }
       } catch (error) {
-        return { ok: false, failure: failureOf(error, timeoutMs) }
+        return { ok: false, failure: failureOf(error, StripeError, timeoutMs) }
       }
     },
 
     async cancelSubscription(subscriptionId) {
+      const { stripe, StripeError } = await client()
       try {
         await stripe.subscriptions.cancel(subscriptionId)
         return DONE
       } catch (error) {
         // Stripe answers a cancelled subscription's cancel as it does an unknown one: 404 resource_missing.
-        if (
-          error instanceof Stripe.errors.StripeError &&
-          error.statusCode === 404 &&
-          error.code === 'resource_missing'
-        ) {
+        if (error instanceof StripeError && error.statusCode === 404 && error.code === 'resource_missing') {
           return DONE
         }
-        return { ok: false, failure: failureOf(error, timeoutMs) }
+        return { ok: false, failure: failureOf(error, StripeError, timeoutMs) }
       }
     },
   }

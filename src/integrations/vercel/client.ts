@@ -1,11 +1,7 @@
-import { VercelCore } from '@vercel/sdk/core.js'
-import { deploymentsGetDeployment } from '@vercel/sdk/funcs/deploymentsGetDeployment.js'
-import { deploymentsGetDeployments } from '@vercel/sdk/funcs/deploymentsGetDeployments.js'
-import { teamsGetTeams } from '@vercel/sdk/funcs/teamsGetTeams.js'
-import { userGetAuthUser } from '@vercel/sdk/funcs/userGetAuthUser.js'
-import { HTTPClientError, RequestTimeoutError } from '@vercel/sdk/models/httpclienterrors.js'
-import { VercelError } from '@vercel/sdk/models/vercelerror.js'
+import type { VercelCore } from '@vercel/sdk/core.js'
+import type { VercelError } from '@vercel/sdk/models/vercelerror.js'
 import type { Result } from '@vercel/sdk/types/fp.js'
+import { loadOnce } from '../../lib/load-once.ts'
 import { requestFailure } from '../../lib/safe-http.ts'
 import {
   type HostingProvider,
@@ -50,13 +46,44 @@ function said(error: VercelError): { code: string | undefined; message: string |
   }
 }
 
+/** The SDK's core, the four functions used and the error classes a failure is told apart by. */
+const vercelSdk = loadOnce(async () => {
+  const [core, getDeployment, getDeployments, getTeams, getAuthUser, httpErrors, vercelError] =
+    await Promise.all([
+      import('@vercel/sdk/core.js'),
+      import('@vercel/sdk/funcs/deploymentsGetDeployment.js'),
+      import('@vercel/sdk/funcs/deploymentsGetDeployments.js'),
+      import('@vercel/sdk/funcs/teamsGetTeams.js'),
+      import('@vercel/sdk/funcs/userGetAuthUser.js'),
+      import('@vercel/sdk/models/httpclienterrors.js'),
+      import('@vercel/sdk/models/vercelerror.js'),
+    ])
+  return {
+    VercelCore: core.VercelCore,
+    deploymentsGetDeployment: getDeployment.deploymentsGetDeployment,
+    deploymentsGetDeployments: getDeployments.deploymentsGetDeployments,
+    teamsGetTeams: getTeams.teamsGetTeams,
+    userGetAuthUser: getAuthUser.userGetAuthUser,
+    HTTPClientError: httpErrors.HTTPClientError,
+    RequestTimeoutError: httpErrors.RequestTimeoutError,
+    VercelError: vercelError.VercelError,
+  }
+})
+
+type VercelSdk = Awaited<ReturnType<typeof vercelSdk>>
+
 /**
  * A failed call as the provider errors verification understands: a refused token (401, 403) is
  * ProviderAuthError; a 404 answers `null` when `notFound` allows it; anything else (5xx, 429, no answer,
  * an answer that is not the API's) is ProviderUnavailableError, naming the cause (the socket's error when
  * there was no answer: `getaddrinfo ENOTFOUND api.vercel.com`).
  */
-function classify(error: unknown, notFound: boolean, timeoutMs: number): null {
+function classify(
+  error: unknown,
+  { VercelError, RequestTimeoutError, HTTPClientError }: VercelSdk,
+  notFound: boolean,
+  timeoutMs: number,
+): null {
   if (error instanceof VercelError && error.statusCode >= 400) {
     const { code, message } = said(error)
     if (error.statusCode === 401 || error.statusCode === 403) {
@@ -97,11 +124,11 @@ export function createVercelProvider({
   timeoutMs = 10_000,
 }: VercelProviderOptions): HostingProvider {
   const clients = new Map<string, VercelCore>()
-  const client = (token: string) => {
+  const clientOf = (sdk: VercelSdk, token: string) => {
     let found = clients.get(token)
     if (!found) {
       if (clients.size >= CLIENTS_KEPT) clients.delete(clients.keys().next().value!)
-      found = new VercelCore({
+      found = new sdk.VercelCore({
         bearerToken: token,
         serverURL: serverUrl,
         timeoutMs,
@@ -117,35 +144,38 @@ export function createVercelProvider({
     name: 'Vercel',
 
     async account(token) {
+      const sdk = await vercelSdk()
       try {
-        const answer = await answerOf(userGetAuthUser(client(token)))
+        const answer = await answerOf(sdk.userGetAuthUser(clientOf(sdk, token)))
         const user = answer?.user
         if (!user?.id) throw new ProviderUnavailableError('Vercel answered without the user')
         return { id: user.id, username: user.username }
       } catch (error) {
         if (error instanceof ProviderUnavailableError) throw error
-        throw classify(error, false, timeoutMs)
+        throw classify(error, sdk, false, timeoutMs)
       }
     },
 
     async teams(token) {
+      const sdk = await vercelSdk()
       try {
-        const { teams } = await answerOf(teamsGetTeams(client(token), { limit: 100 }))
+        const { teams } = await answerOf(sdk.teamsGetTeams(clientOf(sdk, token), { limit: 100 }))
         return teams.flatMap((team) =>
           'slug' in team && typeof team.slug === 'string'
             ? [{ id: team.id, slug: team.slug, name: ('name' in team && team.name) || team.slug }]
             : [],
         )
       } catch (error) {
-        throw classify(error, false, timeoutMs)
+        throw classify(error, sdk, false, timeoutMs)
       }
     },
 
     async latestSince({ token, teamScope }: ProviderScope, project: string, since: number) {
+      const sdk = await vercelSdk()
       try {
         // `since` is strict at the API: one millisecond earlier lets a deployment of the dispatch's instant in.
         const { deployments } = await answerOf(
-          deploymentsGetDeployments(client(token), {
+          sdk.deploymentsGetDeployments(clientOf(sdk, token), {
             projectId: project,
             since: since - 1,
             limit: 20,
@@ -164,14 +194,15 @@ export function createVercelProvider({
           createdAt: newest.created,
         }
       } catch (error) {
-        return classify(error, true, timeoutMs)
+        return classify(error, sdk, true, timeoutMs)
       }
     },
 
     async deployment({ token, teamScope }: ProviderScope, id: string) {
+      const sdk = await vercelSdk()
       try {
         const found = await answerOf(
-          deploymentsGetDeployment(client(token), { idOrUrl: id, ...scopeOf(teamScope) }),
+          sdk.deploymentsGetDeployment(clientOf(sdk, token), { idOrUrl: id, ...scopeOf(teamScope) }),
         )
         const full = 'url' in found ? found : undefined
         const alias = 'alias' in found && Array.isArray(found.alias) ? found.alias[0] : undefined
@@ -183,7 +214,7 @@ export function createVercelProvider({
           createdAt: full && 'createdAt' in full ? Number(full.createdAt) : 0,
         }
       } catch (error) {
-        return classify(error, true, timeoutMs)
+        return classify(error, sdk, true, timeoutMs)
       }
     },
   }

@@ -75,7 +75,7 @@ export function createDeployCredentials(deps: DeployCredentialsDeps) {
     }
   }
 
-  const gitClient = (token: string): GitHubClient =>
+  const gitClient = (token: string): Promise<GitHubClient> =>
     createGitHubClient({
       baseUrl: deps.githubApiUrl,
       token,

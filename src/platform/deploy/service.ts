@@ -138,7 +138,7 @@ export function createDeployService(deps: DeployServiceDeps) {
       )
     }
     const teamScope = body.teamScope ?? configuredScope
-    const client = gitClient(git.token)
+    const client = await gitClient(git.token)
     let login: string
     try {
       login = (await client.rest.users.getAuthenticated()).data.login
