@@ -18,6 +18,7 @@ import { type BatchWorker, startBatchWorker } from './batch-worker.ts'
 import {
   BACKSTOP_SECONDS,
   type DueScout,
+  MIN_INTERVAL_MS,
   notifyChannel,
   startDueScout,
   throttledPerQueue,
@@ -163,7 +164,10 @@ export function createJobs({ database, log, timeouts, pollingIntervalSeconds = 2
   const wake = (queue: string) => {
     for (const waker of wakers.get(queue) ?? []) waker()
   }
-  /** How often the service looks for due jobs: its polling interval, or a queue's shorter one (start()). */
+  /**
+   * How often the service looks for due jobs: its polling interval, or a queue's shorter one, but not more
+   * often than every MIN_INTERVAL_MS (start()).
+   */
   let intervalMs = pollingIntervalSeconds * 1000
   /**
    * A notification wakes its queue at once, then at most once per polling interval: a job that queues
@@ -196,7 +200,7 @@ export function createJobs({ database, log, timeouts, pollingIntervalSeconds = 2
       await boss.start()
       const names = [...definitions.keys()]
       const intervals = [...definitions.values()].map((d) => d.pollingIntervalSeconds ?? Infinity)
-      intervalMs = Math.min(pollingIntervalSeconds, ...intervals) * 1000
+      intervalMs = Math.max(MIN_INTERVAL_MS, Math.min(pollingIntervalSeconds, ...intervals) * 1000)
       await declareQueues(boss, [...definitions.values()])
       for (const definition of definitions.values()) {
         const concurrency = definition.concurrency ?? 1

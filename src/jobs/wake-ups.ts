@@ -18,6 +18,13 @@ import type { failureLogger } from '../db/outage-log.ts'
  * - Workers also look on their own every BACKSTOP_SECONDS, should the looks fail.
  */
 
+/**
+ * The shortest interval between two looks, and between two wake-ups of one queue by notifications: a
+ * queue asking to be polled more often (a test's deployment verification, every millisecond) is looked
+ * at 20 times a second, not in a loop that takes a core.
+ */
+export const MIN_INTERVAL_MS = 50
+
 /** How often a worker fetches when nothing wakes it. */
 export const BACKSTOP_SECONDS = 30
 
