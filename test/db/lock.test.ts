@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
+import { sql } from 'drizzle-orm'
 import { loadConfig } from '../../src/config.ts'
 import { openDatabases } from '../../src/db/index.ts'
 import { acquireDirectoryLock, DataDirInUseError } from '../../src/db/lock.ts'
@@ -128,7 +129,7 @@ describe('data folder lock', () => {
 })
 
 describe('openDatabases on an embedded data folder', () => {
-  it('a folder already open is refused until its first opener closes it', async () => {
+  it('a folder already open is refused until its first opener closes it, and opens with the laptop settings', async () => {
     const dir = tempFolder()
     const config = loadConfig({ DATA_DIR: dir })
     const first = await openDatabases(config, { log: createLogger('silent') })
@@ -149,6 +150,15 @@ describe('openDatabases on an embedded data folder', () => {
     try {
       await again.platform.ping()
       await again.directory.ping()
+      // Sized for a laptop (src/db/pglite.ts), at every start of the folder.
+      const shown = async (name: string) =>
+        (
+          (await again.platform.db.execute(sql.raw(`show ${name}`))) as unknown as {
+            rows: Record<string, string>[]
+          }
+        ).rows[0]?.[name]
+      assert.equal(await shown('shared_buffers'), '32MB')
+      assert.equal(await shown('max_connections'), '10')
     } finally {
       await again.close()
     }
