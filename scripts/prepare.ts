@@ -1,32 +1,33 @@
 /**
- * Runs after `npm install`: caches a pristine embedded-database cluster so the first `npm start` copies
- * it instead of running initdb. Never fails the install; start-up creates the cache itself if missing.
+ * Runs after `npm install`: caches a pristine embedded-database cluster, and one migrated with the job
+ * queues declared, so the first `npm start` copies it instead of running initdb and the migrations. Never fails the install; start-up creates the cache itself if missing.
  */
 import { existsSync } from 'node:fs'
 import { serviceDatabase } from '../src/db/index.ts'
 import {
-  createPglite,
+  createPristinePglite,
   migratedClusterPath,
   prepareBaseCluster,
   saveMigratedCluster,
 } from '../src/db/pglite.ts'
 import { createLogger } from '../src/lib/logger.ts'
-import { migrateAll } from '../src/runtime.ts'
+import { declareJobQueues, migrateAll } from '../src/runtime.ts'
 
 try {
   if (await prepareBaseCluster()) process.stdout.write('curio: embedded database cluster prepared\n')
   if (!existsSync(migratedClusterPath())) {
-    const pglite = await createPglite()
+    // The pristine cluster just prepared, not a second initdb.
+    const pglite = await createPristinePglite()
     const source = { kind: 'pglite', pglite } as const
-    await migrateAll(
-      {
-        platform: serviceDatabase('platform', source),
-        directory: serviceDatabase('directory', source),
-        close: () => pglite.close(),
-      },
-      ['platform', 'directory'],
-      createLogger('silent'),
-    )
+    const databases = {
+      platform: serviceDatabase('platform', source),
+      directory: serviceDatabase('directory', source),
+      close: () => pglite.close(),
+    }
+    const log = createLogger('silent')
+    await migrateAll(databases, ['platform', 'directory'], log)
+    // With both services' job queues and schedules, so a new embedded database's first start writes none.
+    await declareJobQueues(databases, log)
     await saveMigratedCluster(pglite)
     await pglite.close()
     process.stdout.write('curio: migrated embedded database cluster prepared\n')

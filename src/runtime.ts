@@ -1,7 +1,7 @@
 import cluster from 'node:cluster'
 import type { Logger } from 'pino'
-import type { Config } from './config.ts'
-import { type Databases, openDatabases, type ServiceName } from './db/index.ts'
+import { type Config, loadConfig } from './config.ts'
+import { type Databases, openDatabases, SERVICES, type ServiceName } from './db/index.ts'
 import { migrateService } from './db/migrate.ts'
 import { ensureAdmin, ensureLocalAdmin } from './directory/admin/bootstrap.ts'
 import { buildDirectoryApp } from './directory/app.ts'
@@ -119,6 +119,29 @@ export async function migrateAll(
     const jobs = createJobs({ database: databases[service], log })
     await jobs.start()
     await jobs.stop(1000)
+  }
+}
+
+/**
+ * Starts and stops each service's job queue once with every queue its app defines, so that the queues
+ * and their cron schedules are in the database and a start only reads them. For the migrated copies that
+ * new databases start from: the embedded cluster `npm install` prepares, and the tests' template.
+ */
+export async function declareJobQueues(databases: Databases, log: Logger): Promise<void> {
+  const config = loadConfig({ DATA_DIR: 'memory', LOG_LEVEL: 'silent' })
+  const rateLimiter = await createRateLimiterFor(config, systemClock, log)
+  try {
+    for (const service of SERVICES) {
+      const database = databases[service]
+      const jobs = createJobs({ database, log })
+      const deps = { config, database, clock: systemClock, log, jobs, rateLimiter }
+      const { app } = await (service === 'platform' ? buildPlatformApp(deps) : buildDirectoryApp(deps))
+      await jobs.start()
+      await jobs.stop(1000)
+      await app.close()
+    }
+  } finally {
+    await rateLimiter.close()
   }
 }
 

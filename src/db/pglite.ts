@@ -53,7 +53,8 @@ export function baseClusterPath(): string {
  * made by other code is never used; migrations still run at every start and find nothing to do.
  */
 export function migratedClusterPath(): string {
-  const hash = createHash('sha256').update(pgliteVersion())
+  // The recipe is part of the key: v2 holds the job queues and their schedules.
+  const hash = createHash('sha256').update('migrated v2').update(pgliteVersion())
   for (const service of ['platform', 'directory']) {
     const folder = join(root, 'drizzle', service)
     for (const file of readdirSync(folder).sort()) {

@@ -6,7 +6,7 @@ import pg from 'pg'
 import { createPool, type Databases, SERVICES, serviceDatabase } from '../../src/db/index.ts'
 import { createPglite } from '../../src/db/pglite.ts'
 import { createLogger } from '../../src/lib/logger.ts'
-import { migrateAll } from '../../src/runtime.ts'
+import { declareJobQueues, migrateAll } from '../../src/runtime.ts'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 
@@ -41,7 +41,7 @@ export async function ensurePgliteTemplate(): Promise<string> {
     close: () => pglite.close(),
   }
   await migrateAll(databases, SERVICES, silent)
-  await declareJobQueues(databases)
+  await declareJobQueues(databases, silent)
   // Tests never create a database on PGlite: without template0 and template1 the file each test loads is
   // a third smaller (30 MB, not 45), and loading it takes a third less.
   await pglite.query(
@@ -56,35 +56,6 @@ export async function ensurePgliteTemplate(): Promise<string> {
   writeFileSync(partial, Buffer.from(await dump.arrayBuffer()))
   renameSync(partial, file)
   return file
-}
-
-/**
- * Starts and stops each service's job queue once with every queue the apps define, so that the queues and
- * their schedules are in the template: a test's start then only reads them, as a restart does.
- */
-async function declareJobQueues(databases: Databases): Promise<void> {
-  // Loaded here, not with this module: `npm test` imports it and needs the apps only to make a template.
-  const [{ loadConfig }, { buildPlatformApp }, { buildDirectoryApp }, { createJobs }, runtime, clock] =
-    await Promise.all([
-      import('../../src/config.ts'),
-      import('../../src/platform/app.ts'),
-      import('../../src/directory/app.ts'),
-      import('../../src/jobs/index.ts'),
-      import('../../src/runtime.ts'),
-      import('../../src/lib/clock.ts'),
-    ])
-  const config = loadConfig({ DATA_DIR: 'memory', LOG_LEVEL: 'silent' })
-  const rateLimiter = await runtime.createRateLimiterFor(config, clock.systemClock, silent)
-  for (const service of SERVICES) {
-    const database = databases[service]
-    const jobs = createJobs({ database, log: silent })
-    const deps = { config, database, clock: clock.systemClock, log: silent, jobs, rateLimiter }
-    const { app } = await (service === 'platform' ? buildPlatformApp(deps) : buildDirectoryApp(deps))
-    await jobs.start()
-    await jobs.stop(1000)
-    await app.close()
-  }
-  await rateLimiter.close()
 }
 
 export function databaseUrlWithName(url: string, name: string): string {
@@ -112,7 +83,7 @@ export async function ensurePostgresTemplate(adminUrl: string): Promise<string> 
       close: () => pool.end(),
     }
     await migrateAll(databases, SERVICES, silent)
-    await declareJobQueues(databases)
+    await declareJobQueues(databases, silent)
     await pool.end()
     await admin.query(`alter database "${building}" rename to "${name}"`).catch(async (error: unknown) => {
       // Another run finished first: use theirs.
