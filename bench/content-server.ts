@@ -26,7 +26,8 @@ import { createJobs } from '../src/jobs/index.ts'
 import { systemClock } from '../src/lib/clock.ts'
 import { createLogger } from '../src/lib/logger.ts'
 import { slugify } from '../src/lib/slug.ts'
-import { createRateLimiterFor, migrateAll } from '../src/runtime.ts'
+import { createRateLimiterFor } from '../src/runtime.ts'
+import { migrateAll } from '../src/setup.ts'
 import { COMPANY_SUFFIXES, COMPANY_WORDS, PLACES } from './admin-clients-data.ts'
 import {
   ADJECTIVES,

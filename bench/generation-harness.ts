@@ -20,7 +20,8 @@ import { createLogger } from '../src/lib/logger.ts'
 import type { RateLimiter } from '../src/lib/rate-limiter.ts'
 import { buildPlatformApp } from '../src/platform/app.ts'
 import { GENERATION_JOB } from '../src/platform/generation/service.ts'
-import { createRateLimiterFor, migrateAll } from '../src/runtime.ts'
+import { createRateLimiterFor } from '../src/runtime.ts'
+import { migrateAll } from '../src/setup.ts'
 import { adminQuery, sleep, wrappedQueue } from './lib.ts'
 
 /** Wall-clock milliseconds with a fraction: one time line for jobs, the proxy and the database's Dates. */

@@ -33,7 +33,8 @@ import { createGeocodingService } from '../src/directory/geocoding/service.ts'
 import { createJobs } from '../src/jobs/index.ts'
 import { systemClock } from '../src/lib/clock.ts'
 import { createLogger } from '../src/lib/logger.ts'
-import { createRateLimiterFor, migrateAll } from '../src/runtime.ts'
+import { createRateLimiterFor } from '../src/runtime.ts'
+import { migrateAll } from '../src/setup.ts'
 import { startMapboxFake } from '../test/fakes/mapbox.ts'
 import {
   adminQuery,

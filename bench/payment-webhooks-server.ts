@@ -38,7 +38,8 @@ import { buildDirectoryApp } from '../src/directory/app.ts'
 import { createJobs } from '../src/jobs/index.ts'
 import { systemClock } from '../src/lib/clock.ts'
 import { createLogger } from '../src/lib/logger.ts'
-import { createRateLimiterFor, migrateAll } from '../src/runtime.ts'
+import { createRateLimiterFor } from '../src/runtime.ts'
+import { migrateAll } from '../src/setup.ts'
 import { exitOnSignal, listenLocally } from './lib.ts'
 
 /** Ads of one user: the sponsors each hold this many (on different items). */

@@ -21,7 +21,8 @@ import { buildPlatformApp } from '../src/platform/app.ts'
 import type { PlatformEvents } from '../src/platform/events.ts'
 import { WEBHOOK_DELIVERY_JOB } from '../src/platform/webhooks/fan-out.ts'
 import { type DeliveryStatus, webhookDeliveries } from '../src/platform/webhooks/tables.ts'
-import { createRateLimiterFor, migrateAll } from '../src/runtime.ts'
+import { createRateLimiterFor } from '../src/runtime.ts'
+import { migrateAll } from '../src/setup.ts'
 import { adminQuery, sleep, wrappedQueue } from './lib.ts'
 
 /** Settings an instance runs with; undefined ones keep the setting's default. */

@@ -11,7 +11,8 @@ import {
   saveMigratedCluster,
 } from '../src/db/pglite.ts'
 import { createLogger } from '../src/lib/logger.ts'
-import { declareJobQueues, migrateAll } from '../src/runtime.ts'
+import { declareJobQueues } from '../src/runtime.ts'
+import { migrateAll } from '../src/setup.ts'
 
 try {
   if (await prepareBaseCluster()) process.stdout.write('curio: embedded database cluster prepared\n')

@@ -3,7 +3,7 @@ import type { Logger } from 'pino'
 import { type Config, ConfigError } from './config.ts'
 import type { ServiceName } from './db/index.ts'
 import { clusterMetricsSource, metricsExposure, startMetricsServer } from './http/metrics.ts'
-import { displayUrl } from './runtime.ts'
+import { displayUrl } from './lib/display-url.ts'
 
 /**
  * `WORKERS` > 1: the primary process prepares the databases once (migrations, the first admin), then runs

@@ -48,6 +48,22 @@ async function loadServices() {
   return { ...runtime, ...db, ...bootstrap, ...logger, ...clock }
 }
 
+/**
+ * What the commands that prepare a database need (migrate, admin create, seed, and a cluster's primary,
+ * which serves no request): the databases, the migrations and the admin bootstrap, without app code.
+ */
+async function loadDatabaseTools() {
+  const [setup, db, bootstrap, logger, clock] = await Promise.all([
+    import('./setup.ts'),
+    import('./db/index.ts'),
+    import('./directory/admin/bootstrap.ts'),
+    import('./lib/logger.ts'),
+    import('./lib/clock.ts'),
+  ])
+  PLAIN_ERRORS.push(db.DatabaseStartError)
+  return { ...setup, ...db, ...bootstrap, ...logger, ...clock }
+}
+
 const ALL_SERVICES: readonly ServiceName[] = ['platform', 'directory']
 
 /**
@@ -138,7 +154,7 @@ async function start(args: string[]) {
         migrateAll,
         openDatabases,
         systemClock,
-      } = await loadServices()
+      } = await loadDatabaseTools()
       const log = createLogger(config.logLevel, undefined, config.logFormat).child({ role: 'primary' })
       installLastResort(log, flushLogs)
       return runPrimary({
@@ -226,7 +242,7 @@ async function startProcess(config: Config, services: readonly ServiceName[]) {
 
 async function migrate() {
   const config = loadConfig()
-  const { createLogger, migrateAll, openDatabases, SERVICES } = await loadServices()
+  const { createLogger, migrateAll, openDatabases, SERVICES } = await loadDatabaseTools()
   const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, undefined, config.logFormat)
   const databases = await openDatabases(config, { log })
   try {
@@ -256,7 +272,7 @@ async function adminCreate(args: string[]) {
     )
   }
   const config = loadConfig()
-  const { createLogger, ensureAdmin, migrateAll, openDatabases, systemClock } = await loadServices()
+  const { createLogger, ensureAdmin, migrateAll, openDatabases, systemClock } = await loadDatabaseTools()
   const log = createLogger('warn', undefined, config.logFormat)
   const databases = await openDatabases(config, { log })
   try {
@@ -278,7 +294,7 @@ async function seed(args: string[]) {
   const { values } = parseArgs({ args, options: { demo: { type: 'boolean' } }, strict: true })
   if (!values.demo) throw new UsageError('seed needs --demo (the only content it has)')
   const config = loadConfig()
-  const { createLogger, migrateAll, openDatabases, systemClock } = await loadServices()
+  const { createLogger, migrateAll, openDatabases, systemClock } = await loadDatabaseTools()
   const { seedDemo } = await import('./directory/seed/demo.ts')
   const log = createLogger('warn', undefined, config.logFormat)
   const databases = await openDatabases(config, { log })

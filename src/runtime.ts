@@ -14,6 +14,7 @@ import {
 } from './http/metrics.ts'
 import { createJobs, type Jobs } from './jobs/index.ts'
 import { type Clock, systemClock } from './lib/clock.ts'
+import { displayUrl } from './lib/display-url.ts'
 import {
   createFailoverRateLimitStore,
   createMemoryRateLimitStore,
@@ -72,17 +73,6 @@ function listenError(error: unknown, setting: string, host: string, port: number
   }
 }
 
-const LOOPBACK_OR_ANY = new Set(['localhost', '127.0.0.1', '::1', '0.0.0.0', '::'])
-
-/**
- * The address to show for a service: `http://localhost:<port>` when it listens on a loopback or on every
- * address (the origin APP_URL defaults to), else the address it listens on.
- */
-export function displayUrl(host: string, port: number): string {
-  if (LOOPBACK_OR_ANY.has(host) || host.startsWith('127.')) return `http://localhost:${port}`
-  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`
-}
-
 /**
  * The rate limiter every service of this process shares: windows in this process, or with REDIS_URL in
  * Redis (keys `<REDIS_KEY_PREFIX>rl:…`, or `keyPrefix…` when given), falling back to this process's memory
@@ -106,20 +96,6 @@ export async function createRateLimiterFor(
     clock,
   })
   return createRateLimiter({ store, clock })
-}
-
-/** Applies both services' migrations and installs their job queues' schemas. */
-export async function migrateAll(
-  databases: Databases,
-  services: readonly ServiceName[],
-  log: Logger,
-): Promise<void> {
-  for (const service of services) {
-    await migrateService(databases[service])
-    const jobs = createJobs({ database: databases[service], log })
-    await jobs.start()
-    await jobs.stop(1000)
-  }
 }
 
 /**

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
@@ -664,7 +664,18 @@ describe('start --workers', () => {
       const { env, cleanup } = await storage()
       cleanups.push(cleanup)
       const metricsPort = await freePort()
-      const started = await start({ ...env, METRICS_PORT: String(metricsPort) }, ['--workers', '2'])
+      // Each process of the cluster writes the modules it loaded when it exits.
+      const recorded = mkdtempSync(join(tmpdir(), 'curio-modules-'))
+      cleanups.push(async () => rmSync(recorded, { recursive: true, force: true }))
+      const started = await start(
+        {
+          ...env,
+          METRICS_PORT: String(metricsPort),
+          NODE_OPTIONS: `--import=${join(root, 'test/fixtures/record-modules.ts')}`,
+          CURIO_RECORD_MODULES_DIR: recorded,
+        },
+        ['--workers', '2'],
+      )
       const pid = started.child.pid as number
       try {
         assert.match(started.output(), /Curio is running \(2 workers\)/)
@@ -722,5 +733,21 @@ describe('start --workers', () => {
       }
       assert.equal(await exited(started.child, 30_000), 0, started.output())
       assert.ok(!existsSync(`/proc/${pid}`) || childrenOf(pid).length === 0, 'no worker is left running')
+
+      // The primary prepared the database and supervised: it loaded no app code; the workers did.
+      const modulesOf = (file: string): string[] => JSON.parse(readFileSync(join(recorded, file), 'utf8'))
+      const appCode = (urls: string[]) =>
+        urls.filter((url) => /\/src\/(platform|directory)\/app\.ts$|\/node_modules\/fastify\//.test(url))
+      const primary = modulesOf(`${pid}.json`)
+      assert.ok(
+        primary.some((url) => url.endsWith('/src/setup.ts')),
+        'the primary ran the migrations',
+      )
+      assert.deepEqual(appCode(primary), [], 'the primary loads no app code')
+      const workerFiles = readdirSync(recorded).filter((file) => file !== `${pid}.json`)
+      // The worker killed above wrote nothing; one stopped by SIGTERM did.
+      assert.ok(workerFiles.length >= 1, 'a worker recorded its modules')
+      for (const file of workerFiles)
+        assert.notDeepEqual(appCode(modulesOf(file)), [], `${file}: a worker runs the apps`)
     })
 })

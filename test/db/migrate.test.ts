@@ -6,7 +6,7 @@ import { sql } from 'drizzle-orm'
 import { createPool, type ServiceDatabase, type ServiceName, serviceDatabase } from '../../src/db/index.ts'
 import { migrateService, migrationsFolder } from '../../src/db/migrate.ts'
 import { createLogger } from '../../src/lib/logger.ts'
-import { migrateAll } from '../../src/runtime.ts'
+import { migrateAll } from '../../src/setup.ts'
 import { createEmptyDatabase, NEEDS_POSTGRES, race } from '../helpers/database.ts'
 
 const silentLog = createLogger('silent')

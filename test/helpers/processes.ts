@@ -9,7 +9,7 @@ import { after } from 'node:test'
 import { loadConfig } from '../../src/config.ts'
 import { type Databases, openDatabases } from '../../src/db/index.ts'
 import { createLogger } from '../../src/lib/logger.ts'
-import { migrateAll } from '../../src/runtime.ts'
+import { migrateAll } from '../../src/setup.ts'
 import { createTestDatabases, TEST_DATABASE_URL, type TestDatabases } from './database.ts'
 
 const ANNOUNCEMENT_TIMEOUT_MS = 45_000

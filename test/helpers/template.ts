@@ -6,7 +6,8 @@ import pg from 'pg'
 import { createPool, type Databases, SERVICES, serviceDatabase } from '../../src/db/index.ts'
 import { createPglite } from '../../src/db/pglite.ts'
 import { createLogger } from '../../src/lib/logger.ts'
-import { declareJobQueues, migrateAll } from '../../src/runtime.ts'
+import { declareJobQueues } from '../../src/runtime.ts'
+import { migrateAll } from '../../src/setup.ts'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 
