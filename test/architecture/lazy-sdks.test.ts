@@ -30,6 +30,7 @@ const SDK_PACKAGES = [
   '@mapbox/mapbox-sdk',
   'ioredis',
   'undici',
+  'libsodium-wrappers',
 ]
 
 interface Loaded {

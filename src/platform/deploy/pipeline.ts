@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { setTimeout as delay } from 'node:timers/promises'
-import sodium from 'libsodium-wrappers'
 import { type GitHubClient, gitHostStatus } from '../../integrations/github/client.ts'
 import type { Clock } from '../../lib/clock.ts'
+import { loadOnce } from '../../lib/load-once.ts'
 
 /** SPEC.md "Pipeline steps", as named in errors and logs. */
 export const PIPELINE_STEPS = {
@@ -63,9 +63,16 @@ async function step<T>(name: PipelineStep, run: () => Promise<T>): Promise<T> {
   }
 }
 
+/** libsodium, loaded (and its WebAssembly made ready) at the first secret sealed, not at start. */
+const sodiumReady = loadOnce(async () => {
+  const { default: sodium } = await import('libsodium-wrappers')
+  await sodium.ready
+  return sodium
+})
+
 /** `crypto_box_seal` of `value` against the repository's Actions public key (base64), as GitHub requires. */
 export async function sealForGitHub(publicKey: string, value: string): Promise<string> {
-  await sodium.ready
+  const sodium = await sodiumReady()
   const key = sodium.from_base64(publicKey, sodium.base64_variants.ORIGINAL)
   return sodium.to_base64(
     sodium.crypto_box_seal(sodium.from_string(value), key),
