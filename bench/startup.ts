@@ -1,15 +1,19 @@
 /**
  * Cold start of the real CLI (`node src/main.ts start`) until both services' /readyz answer 200, for
- * (a) a new empty data folder, (b) the same folder on a second start, (c) DATA_DIR=memory.
+ * (a) a new empty data folder, (b) the same folder on a second start, (c) DATA_DIR=memory; with
+ * `--postgres`, also (d) a new empty Postgres database and (e) the same database on a second start
+ * (BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/postgres).
  * Then ~3 s idle and the child's resident memory; then SIGTERM and how long shutdown takes.
  *
- *   npm run bench:startup [-- --runs 5] [-- --idle-ms 3000]      (or BENCH_RUNS=5)
+ *   npm run bench:startup [-- --runs 5] [-- --idle-ms 3000] [-- --postgres]      (or BENCH_RUNS=5)
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import pg from 'pg'
 import {
+  benchDatabaseUrl,
   type Child,
   cpuMsOf,
   killChild,
@@ -35,6 +39,7 @@ const { values } = parseArgs({
   options: {
     runs: { type: 'string' },
     'idle-ms': { type: 'string' },
+    postgres: { type: 'boolean' },
   },
   strict: true,
 })
@@ -43,11 +48,17 @@ const idleMs = Number(values['idle-ms'] ?? 3000)
 if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a whole number >= 1 (got ${runs})`)
 if (!Number.isFinite(idleMs) || idleMs < 0) throw new Error(`--idle-ms must be >= 0 (got ${idleMs})`)
 
-type CaseName = 'empty-dir' | 'reused-dir' | 'memory'
+type CaseName = 'empty-dir' | 'reused-dir' | 'memory' | 'postgres-new' | 'postgres-reused'
 const CASES: { name: CaseName; label: string }[] = [
   { name: 'empty-dir', label: '(a) new empty DATA_DIR' },
   { name: 'reused-dir', label: '(b) same DATA_DIR reused' },
   { name: 'memory', label: '(c) DATA_DIR=memory' },
+  ...(values.postgres
+    ? ([
+        { name: 'postgres-new', label: '(d) new empty Postgres database' },
+        { name: 'postgres-reused', label: '(e) same Postgres database reused' },
+      ] as const)
+    : []),
 ]
 
 interface Run {
@@ -65,11 +76,11 @@ interface Run {
   output: OutputLine[]
 }
 
-async function measure(caseName: CaseName, run: number, dataDir: string): Promise<Run> {
+async function measure(caseName: CaseName, run: number, storage: Record<string, string>): Promise<Run> {
   const ports = await pickPorts()
   let child: Child | undefined
   try {
-    child = startCurio(ports, { DATA_DIR: dataDir, LOG_LEVEL: 'warn' }, { keepOutput: true })
+    child = startCurio(ports, { ...storage, LOG_LEVEL: 'warn' }, { keepOutput: true })
     const readyAt = await waitFor200(child, [
       `http://127.0.0.1:${ports.platformPort}/readyz`,
       `http://127.0.0.1:${ports.directoryPort}/readyz`,
@@ -99,6 +110,28 @@ async function measure(caseName: CaseName, run: number, dataDir: string): Promis
   }
 }
 
+/** An empty Postgres database for one run's (d) and (e), dropped after them. */
+async function createBenchDatabase(run: number): Promise<{ url: string; drop(): Promise<void> }> {
+  const { adminUrl } = benchDatabaseUrl()
+  const name = `curio_bench_startup_${process.pid}_${run}`
+  const admin = new pg.Client({ connectionString: adminUrl })
+  await admin.connect()
+  await admin.query(`drop database if exists "${name}"`)
+  await admin.query(`create database "${name}"`)
+  await admin.end()
+  const url = new URL(adminUrl)
+  url.pathname = `/${name}`
+  return {
+    url: url.toString(),
+    async drop() {
+      const dropper = new pg.Client({ connectionString: adminUrl })
+      await dropper.connect()
+      await dropper.query(`drop database if exists "${name}" with (force)`)
+      await dropper.end()
+    },
+  }
+}
+
 const machineBefore = machine()
 const results: Run[] = []
 const tempDirs: string[] = []
@@ -106,9 +139,12 @@ try {
   for (let run = 1; run <= runs; run++) {
     const dir = mkdtempSync(join(tmpdir(), 'curio-bench-startup-'))
     tempDirs.push(dir)
+    const database = values.postgres ? await createBenchDatabase(run) : undefined
     for (const { name } of CASES) {
-      const dataDir = name === 'memory' ? 'memory' : dir
-      const result = await measure(name, run, dataDir)
+      const storage: Record<string, string> = name.startsWith('postgres')
+        ? { DATABASE_URL: database?.url as string }
+        : { DATA_DIR: name === 'memory' ? 'memory' : dir }
+      const result = await measure(name, run, storage)
       results.push(result)
       process.stdout.write(
         `run ${run}/${runs}  ${name.padEnd(10)}  ready ${String(result.startMs).padStart(5)} ms` +
@@ -117,6 +153,7 @@ try {
       )
     }
     rmSync(dir, { recursive: true, force: true })
+    await database?.drop()
   }
 } finally {
   for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true })
