@@ -1,4 +1,5 @@
 import cluster from 'node:cluster'
+import { createServer } from 'node:net'
 import type { Logger } from 'pino'
 import { type Config, loadConfig } from './config.ts'
 import { type Databases, openDatabases, SERVICES, type ServiceName } from './db/index.ts'
@@ -121,6 +122,28 @@ export async function declareJobQueues(databases: Databases, log: Logger): Promi
   }
 }
 
+/**
+ * Refuses a start whose port is already taken before anything is opened, where the listen at the end
+ * would refuse it only after the databases were opened, migrated and both apps built. Only "in use" is
+ * decided here; any other refusal is the listen's to make (it knows how to listen on `localhost`, for
+ * one), as is a port taken between this look and the listen. A cluster's workers share their ports.
+ */
+async function refuseTakenPorts(config: Config, services: readonly ServiceName[]): Promise<void> {
+  if (cluster.isWorker) return
+  for (const service of services) {
+    const port = service === 'platform' ? config.platformPort : config.directoryPort
+    if (port === 0) continue
+    const error = await new Promise<unknown>((resolve) => {
+      const probe = createServer()
+      probe.once('error', resolve)
+      probe.listen({ host: config.host, port }, () => probe.close(() => resolve(undefined)))
+    })
+    if ((error as { code?: unknown } | undefined)?.code === 'EADDRINUSE') {
+      throw listenError(error, PORT_SETTINGS[service], config.host, port)
+    }
+  }
+}
+
 /** Opens the databases, migrates, builds and starts the chosen services. */
 export async function startServices(
   config: Config,
@@ -128,6 +151,7 @@ export async function startServices(
   log: Logger,
   clock: Clock = systemClock,
 ): Promise<Runtime> {
+  await refuseTakenPorts(config, services)
   let embedded: string | undefined
   const databases = await openDatabases(config, {
     log,

@@ -398,7 +398,7 @@ describe('the command line', () => {
     }
   })
 
-  it('a port in use stops start with one line naming the port and its setting, no stack, exit 1', async () => {
+  it('a port in use stops start with one line naming the port and its setting, no stack, exit 1, before anything is opened', async () => {
     const data = await storage()
     cleanups.push(data.cleanup)
     for (const setting of ['PLATFORM_PORT', 'DIRECTORY_PORT']) {
@@ -419,6 +419,21 @@ describe('the command line', () => {
         assert.doesNotMatch(stdout, /Curio is running/)
       } finally {
         await new Promise((resolve) => server.close(resolve))
+      }
+    }
+    // Refused before the database was opened: nothing was created or migrated.
+    if (data.env.DATA_DIR) {
+      assert.deepEqual(readdirSync(data.env.DATA_DIR), [], 'the data folder is as it was')
+    } else {
+      const client = new pg.Client({ connectionString: data.env.DATABASE_URL })
+      await client.connect()
+      try {
+        const { rows } = await client.query(
+          `select schema_name from information_schema.schemata where schema_name in ('platform', 'directory')`,
+        )
+        assert.deepEqual(rows, [], 'the database is as it was')
+      } finally {
+        await client.end()
       }
     }
   })
