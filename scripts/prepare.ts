@@ -3,7 +3,7 @@
  * queues declared, so the first `npm start` copies it instead of running initdb and the migrations. Never fails the install; start-up creates the cache itself if missing.
  */
 import { existsSync } from 'node:fs'
-import { serviceDatabase } from '../src/db/index.ts'
+import { databasesOn, SERVICES } from '../src/db/index.ts'
 import {
   createPristinePglite,
   migratedClusterPath,
@@ -19,14 +19,9 @@ try {
   if (!existsSync(migratedClusterPath())) {
     // The pristine cluster just prepared, not a second initdb.
     const pglite = await createPristinePglite()
-    const source = { kind: 'pglite', pglite } as const
-    const databases = {
-      platform: serviceDatabase('platform', source),
-      directory: serviceDatabase('directory', source),
-      close: () => pglite.close(),
-    }
+    const databases = databasesOn({ kind: 'pglite', pglite }, () => pglite.close())
     const log = createLogger('silent')
-    await migrateAll(databases, ['platform', 'directory'], log)
+    await migrateAll(databases, SERVICES, log)
     // With both services' job queues and schedules, so a new embedded database's first start writes none.
     await declareJobQueues(databases, log)
     await saveMigratedCluster(pglite)

@@ -61,6 +61,15 @@ export function serviceDatabase(service: ServiceName, source: DatabaseSource): S
   }
 }
 
+/** Both services' databases on one source; `close` closes the source. */
+export function databasesOn(source: DatabaseSource, close: () => Promise<void>): Databases {
+  return {
+    platform: serviceDatabase('platform', source),
+    directory: serviceDatabase('directory', source),
+    close,
+  }
+}
+
 export interface OpenOptions {
   log: Pick<Logger, 'warn'>
   /** Called once when an embedded database is opened, so start-up can say where data lives. */

@@ -5,10 +5,10 @@
  * Stripe's client once.
  */
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
-import { once } from 'node:events'
+
 import { describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
+import { runNode } from '../helpers/run-node.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const CHILD = 'test/fixtures/loaded-packages-child.ts'
@@ -42,20 +42,10 @@ async function loadedPackages(): Promise<Loaded> {
   // Without TEST_REDIS_URL (with REDIS_URL set, loading ioredis at start is right), and as a process of its
   // own, not a test runner's child.
   const { TEST_REDIS_URL: _, NODE_TEST_CONTEXT: __, ...env } = process.env
-  const child = spawn(process.execPath, ['--import=./src/lib/module-hooks.ts', CHILD], {
+  const { code, stdout, stderr } = await runNode(['--import=./src/lib/module-hooks.ts', CHILD], {
     cwd: ROOT,
     env,
-    stdio: ['ignore', 'pipe', 'pipe'],
   })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk
-  })
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk
-  })
-  const [code] = (await once(child, 'exit')) as [number | null]
   assert.equal(code, 0, `the child process failed:\n${stderr}`)
   const reports = stdout
     .trim()

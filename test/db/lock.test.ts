@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+
 import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -9,6 +10,7 @@ import { loadConfig } from '../../src/config.ts'
 import { openDatabases } from '../../src/db/index.ts'
 import { acquireDirectoryLock, DataDirInUseError } from '../../src/db/lock.ts'
 import { createLogger } from '../../src/lib/logger.ts'
+import { runNode } from '../helpers/run-node.ts'
 
 const LOCK_FILE = 'curio.lock'
 const lockModule = new URL('../../src/db/lock.ts', import.meta.url).href
@@ -41,19 +43,9 @@ async function acquireInAnotherProcess(dir: string): Promise<ChildOutcome> {
       process.stdout.write(JSON.stringify({ acquired: false, name: error.name, message: error.message }))
     }
   `
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+  const { code, stdout, stderr } = await runNode(['--input-type=module', '-e', script], {
     env: { PATH: process.env.PATH ?? '', CURIO_LOCK_DIR: dir },
-    stdio: ['ignore', 'pipe', 'pipe'],
   })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk
-  })
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk
-  })
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve))
   assert.equal(code, 0, `child failed: ${stderr}`)
   return JSON.parse(stdout) as ChildOutcome
 }

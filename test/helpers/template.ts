@@ -3,8 +3,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFile
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
-import { createPool, type Databases, SERVICES, serviceDatabase } from '../../src/db/index.ts'
-import { createPglite } from '../../src/db/pglite.ts'
+import { createPool, databasesOn, SERVICES } from '../../src/db/index.ts'
+import { createPristinePglite } from '../../src/db/pglite.ts'
 import { createLogger } from '../../src/lib/logger.ts'
 import { declareJobQueues } from '../../src/runtime.ts'
 import { migrateAll } from '../../src/setup.ts'
@@ -34,13 +34,9 @@ export async function ensurePgliteTemplate(): Promise<string> {
   const file = join(dir, `test-template-${templateKey()}.tar`)
   if (existsSync(file)) return file
   mkdirSync(dir, { recursive: true })
-  const pglite = await createPglite()
-  const source = { kind: 'pglite', pglite } as const
-  const databases: Databases = {
-    platform: serviceDatabase('platform', source),
-    directory: serviceDatabase('directory', source),
-    close: () => pglite.close(),
-  }
+  // The pristine cluster `npm install` prepared, not another initdb.
+  const pglite = await createPristinePglite()
+  const databases = databasesOn({ kind: 'pglite', pglite }, () => pglite.close())
   await migrateAll(databases, SERVICES, silent)
   await declareJobQueues(databases, silent)
   // Tests never create a database on PGlite: without template0 and template1 the file each test loads is
@@ -78,11 +74,7 @@ export async function ensurePostgresTemplate(adminUrl: string): Promise<string> 
     await admin.query(`create database "${building}"`)
     const pool = createPool(databaseUrlWithName(adminUrl, building), 4, silent)
     const source = { kind: 'postgres', pool, url: databaseUrlWithName(adminUrl, building) } as const
-    const databases: Databases = {
-      platform: serviceDatabase('platform', source),
-      directory: serviceDatabase('directory', source),
-      close: () => pool.end(),
-    }
+    const databases = databasesOn(source, () => pool.end())
     await migrateAll(databases, SERVICES, silent)
     await declareJobQueues(databases, silent)
     await pool.end()
