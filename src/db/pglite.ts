@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -26,13 +26,32 @@ export const PGLITE_EXTENSIONS = { pg_trgm } satisfies PGliteOptions['extensions
  * shared memory is sized for 10, not 100. Idle RSS of a started instance on a reused data folder: 469 MB
  * with the defaults, 354 MB with these (bench/README.md, start-up).
  */
-export const PGLITE_SETTINGS = ['-c', 'shared_buffers=32MB', '-c', 'max_connections=10']
+export const PGLITE_SETTINGS = [
+  '-c',
+  'shared_buffers=32MB',
+  '-c',
+  'max_connections=10',
+  // PGlite runs Postgres in single-user mode, where nothing checkpoints on its own: the WAL grows until
+  // a CHECKPOINT (db/embedded-upkeep.ts runs them), which keeps at most these sizes of old segments for
+  // reuse. 32 MB is the least a cluster with Postgres's default 16 MB segments accepts.
+  '-c',
+  'min_wal_size=32MB',
+  '-c',
+  'max_wal_size=64MB',
+]
+
+/**
+ * initdb's options for a new cluster: WAL segments of 1 MB rather than 16 MB, so that a new cluster, and
+ * each copy of it, holds a few MB of WAL rather than one 16 MB file (in memory with DATA_DIR=memory).
+ */
+export const PGLITE_INITDB_PARAMS = ['--wal-segsize=1']
 
 /** Creates an embedded instance with Curio's extensions and settings; `dataDir` undefined keeps it in memory. */
 export function createPglite(dataDir?: string, options: PGliteOptions = {}): Promise<PGlite> {
   const withExtensions = {
     ...options,
     extensions: PGLITE_EXTENSIONS,
+    initDbStartParams: PGLITE_INITDB_PARAMS,
     startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS],
   }
   return dataDir ? PGlite.create(dataDir, withExtensions) : PGlite.create(withExtensions)
@@ -44,7 +63,8 @@ export function createPglite(dataDir?: string, options: PGliteOptions = {}): Pro
  * where PGlite's initdb in WebAssembly takes several.
  */
 export function baseClusterPath(): string {
-  return join(root, 'node_modules', '.cache', 'curio', `pglite-base-${pgliteVersion()}.tar`)
+  // v2: 1 MB WAL segments.
+  return join(root, 'node_modules', '.cache', 'curio', `pglite-base-v2-${pgliteVersion()}.tar`)
 }
 
 /**
@@ -53,8 +73,8 @@ export function baseClusterPath(): string {
  * made by other code is never used; migrations still run at every start and find nothing to do.
  */
 export function migratedClusterPath(): string {
-  // The recipe is part of the key: v2 holds the job queues and their schedules.
-  const hash = createHash('sha256').update('migrated v2').update(pgliteVersion())
+  // The recipe is part of the key: v2 holds the job queues and their schedules, v3 is compacted.
+  const hash = createHash('sha256').update('migrated v3').update(pgliteVersion())
   for (const service of ['platform', 'directory']) {
     const folder = join(root, 'drizzle', service)
     for (const file of readdirSync(folder).sort()) {
@@ -71,23 +91,65 @@ export function migratedClusterPath(): string {
   )
 }
 
+/**
+ * A cluster file's bytes as the Blob PGlite's `loadDataDir` takes. PGlite only asks a Blob for its
+ * `arrayBuffer()`, which for a Blob made of a Buffer copies the 30–45 MB in chunks and joins them again
+ * (~0.4 s, and a second copy in memory at the peak): this one hands over the bytes read from the file.
+ */
+class ClusterBytes extends Blob {
+  readonly #bytes: ArrayBuffer
+
+  constructor(bytes: Buffer) {
+    super([], { type: 'application/x-tar' })
+    const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+    this.#bytes = (
+      whole ? bytes.buffer : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)
+    ) as ArrayBuffer
+  }
+
+  override arrayBuffer(): Promise<ArrayBuffer> {
+    return Promise.resolve(this.#bytes)
+  }
+}
+
+/** A cluster file (a tar of a data directory) to load into a new in-memory instance. */
+export function clusterFile(path: string): Blob {
+  return new ClusterBytes(readFileSync(path))
+}
+
 function readCluster(path: string): Blob | undefined {
   try {
-    return new Blob([readFileSync(path)])
+    return clusterFile(path)
   } catch {
     return undefined
   }
 }
 
-const readBaseCluster = () => readCluster(migratedClusterPath()) ?? readCluster(baseClusterPath())
+const baseCluster = () => [migratedClusterPath(), baseClusterPath()].find((path) => existsSync(path))
+
+/**
+ * Makes a cluster as small as a copy can be before it is saved: Curio never creates a database in its
+ * embedded Postgres, so the two template databases go (a third of the files), and a checkpoint writes
+ * every change to the data files, so the copy carries little WAL and its first start replays nothing.
+ */
+export async function compactCluster(pglite: PGlite): Promise<void> {
+  await pglite.query(
+    `update pg_database set datistemplate = false where datname in ('template0', 'template1')`,
+  )
+  await pglite.query('drop database if exists template1')
+  await pglite.query('drop database if exists template0')
+  await pglite.query('checkpoint')
+}
 
 /** Saves a cluster's data directory as the migrated cluster new embedded databases start from. */
 export async function saveMigratedCluster(pglite: PGlite): Promise<void> {
+  await compactCluster(pglite)
   await saveCluster(pglite, migratedClusterPath())
 }
 
 /** Saves the data directory of a freshly initialised cluster for the next new database. */
 async function saveBaseCluster(pglite: PGlite): Promise<void> {
+  await pglite.query('checkpoint')
   await saveCluster(pglite, baseClusterPath())
 }
 
@@ -103,15 +165,81 @@ async function saveCluster(pglite: PGlite, path: string): Promise<void> {
   }
 }
 
+/** A number field of a tar header: octal digits, ended by a space or NUL. */
+function octal(header: Buffer, offset: number, length: number): number {
+  const text = header
+    .toString('latin1', offset, offset + length)
+    .replace(/[\0 ]+$/, '')
+    .trim()
+  return text ? Number.parseInt(text, 8) : 0
+}
+
+/**
+ * Writes the files of a cluster file (a ustar archive, as PGlite's dump makes it) into `dir`, which must
+ * not exist: into a folder beside it first, renamed into place when complete, so a start that stops half
+ * way leaves no half cluster that the next one would take for a database. Written with Node's file
+ * system, not through PGlite's emulated one, which takes several times as long.
+ */
+export function extractCluster(tar: Buffer, dir: string): void {
+  const partial = `${dir}.partial-${process.pid}`
+  rmSync(partial, { recursive: true, force: true })
+  mkdirSync(partial, { recursive: true, mode: 0o700 })
+  try {
+    for (let offset = 0; offset + 512 <= tar.length; ) {
+      const header = tar.subarray(offset, offset + 512)
+      if (header[0] === 0) break // two empty records end the archive
+      const name = header.toString('latin1', 0, 100).replace(/\0.*$/s, '')
+      const prefix = header.toString('latin1', 345, 500).replace(/\0.*$/s, '')
+      const size = octal(header, 124, 12)
+      const mode = octal(header, 100, 8) & 0o777
+      const type = String.fromCharCode(header[156] ?? 0)
+      const path = (prefix ? `${prefix}/${name}` : name).replace(/^\/+/, '')
+      const target = join(partial, path)
+      if (!target.startsWith(`${partial}/`) || path.split('/').includes('..')) {
+        throw new Error(`cluster file has an entry outside its folder: ${path}`)
+      }
+      offset += 512
+      if (type === '5') {
+        mkdirSync(target, { recursive: true, mode: 0o700 })
+      } else if (type === '0' || type === '\0') {
+        mkdirSync(dirname(target), { recursive: true, mode: 0o700 })
+        writeFileSync(target, tar.subarray(offset, offset + size), { mode: mode || 0o600 })
+      } else {
+        throw new Error(`cluster file has an entry of a type it should not (${type}): ${path}`)
+      }
+      offset += Math.ceil(size / 512) * 512
+    }
+    renameSync(partial, dir)
+  } catch (error) {
+    rmSync(partial, { recursive: true, force: true })
+    throw error
+  }
+}
+
 /**
  * Opens the embedded database in `dataDir`, or in memory when undefined. An existing folder is opened
- * as it is; a new one starts from the cached pristine cluster when there is one, and otherwise runs
- * initdb and caches the result before anything is written to it.
+ * as it is; a new one starts from the cached cluster when there is one (written to the folder directly,
+ * or loaded into memory), and otherwise runs initdb and caches the result before anything is written.
  */
 export async function openPglite(dataDir: string | undefined): Promise<PGlite> {
   if (dataDir && existsSync(join(dataDir, 'PG_VERSION'))) return createPglite(dataDir)
-  const base = readBaseCluster()
-  if (base) return createPglite(dataDir, { loadDataDir: base })
+  const base = baseCluster()
+  if (base && dataDir) {
+    let tar: Buffer | undefined
+    try {
+      tar = readFileSync(base)
+    } catch {
+      // Unreadable: as if there were none.
+    }
+    // Only into a folder that is not there or is empty: anything else is left for PGlite to judge.
+    if (tar && (!existsSync(dataDir) || readdirSync(dataDir).length === 0)) {
+      rmSync(dataDir, { recursive: true, force: true })
+      extractCluster(tar, dataDir)
+      return createPglite(dataDir)
+    }
+  }
+  const loaded = base ? readCluster(base) : undefined
+  if (loaded) return createPglite(dataDir, { loadDataDir: loaded })
   const pglite = await createPglite(dataDir)
   await saveBaseCluster(pglite)
   return pglite

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto'
-import { readFileSync } from 'node:fs'
 import pg from 'pg'
 import { createPool, type DatabaseSource, type Databases, serviceDatabase } from '../../src/db/index.ts'
-import { createPglite, createPristinePglite } from '../../src/db/pglite.ts'
+import { clusterFile, createPglite, createPristinePglite } from '../../src/db/pglite.ts'
 import { createLogger } from '../../src/lib/logger.ts'
 import { databaseUrlWithName, ensurePgliteTemplate, ensurePostgresTemplate } from './template.ts'
 
@@ -54,7 +53,7 @@ async function createDatabaseFromTemplate(admin: pg.Client, name: string, templa
 export async function createTestDatabases(): Promise<TestDatabases> {
   if (!TEST_DATABASE_URL) {
     const file = process.env.CURIO_TEST_PGLITE_TEMPLATE ?? (await ensurePgliteTemplate())
-    const pglite = await createPglite(undefined, { loadDataDir: new Blob([readFileSync(file)]) })
+    const pglite = await createPglite(undefined, { loadDataDir: clusterFile(file) })
     const source = { kind: 'pglite', pglite } as const
     return {
       source,
