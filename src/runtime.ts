@@ -2,6 +2,7 @@ import cluster from 'node:cluster'
 import { createServer } from 'node:net'
 import type { Logger } from 'pino'
 import { type Config, loadConfig } from './config.ts'
+import { startEmbeddedUpkeep } from './db/embedded-upkeep.ts'
 import { type Databases, openDatabases, SERVICES, type ServiceName } from './db/index.ts'
 import { migrateService } from './db/migrate.ts'
 import { ensureAdmin, ensureLocalAdmin } from './directory/admin/bootstrap.ts'
@@ -159,6 +160,13 @@ export async function startServices(
       embedded = where
     },
   })
+  // The embedded Postgres has no background processes: checkpoints, vacuum and analyze are run for it.
+  const embeddedSource = services
+    .map((service) => databases[service].source)
+    .find((source) => source.kind === 'pglite')
+  const upkeep = embeddedSource
+    ? startEmbeddedUpkeep(embeddedSource.pglite, log.child({ module: 'db' }))
+    : undefined
   const started: { service: ServiceName; app: App; jobs: Jobs; port: number }[] = []
   const rateLimiter = await createRateLimiterFor(config, clock, log)
   let createdAdmin: Runtime['createdAdmin'] = null
@@ -171,6 +179,7 @@ export async function startServices(
     const jobsMs = Math.max(1000, config.shutdownTimeoutMs - SHUTDOWN_CLOSE_MS)
     await Promise.allSettled(started.map(({ jobs }) => jobs.stop(jobsMs)))
     await rateLimiter.close()
+    await upkeep?.stop()
     await databases.close()
   }
 
