@@ -167,7 +167,7 @@ export interface CurioPorts {
   directoryPort: number
 }
 
-/** `node src/main.ts start` with the given ports and settings (of the checkout in `options.cwd`, if given). */
+/** `node src/cli.mjs start` (what `npm start` runs) with the given ports and settings (of the checkout in `options.cwd`, if given). */
 export function startCurio(
   ports: CurioPorts,
   env: Record<string, string>,
@@ -175,7 +175,7 @@ export function startCurio(
 ): Child {
   return spawnNode({
     ...options,
-    args: ['src/main.ts', 'start'],
+    args: ['src/cli.mjs', 'start'],
     env: {
       PLATFORM_PORT: String(ports.platformPort),
       DIRECTORY_PORT: String(ports.directoryPort),

@@ -19,6 +19,8 @@ if (major < minimum[0] || (major === minimum[0] && minor < minimum[1])) {
   process.exit(1)
 }
 
-// Module loading made faster (see lib/module-hooks.ts) before the rest is loaded.
+// The compile cache first, before any TypeScript is read (see lib/compile-cache.mjs); then module loading
+// made faster (see lib/module-hooks.ts) before the rest is loaded.
+await import('./lib/compile-cache.mjs')
 await import('./lib/module-hooks.ts')
 await import('./main.ts')

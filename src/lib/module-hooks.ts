@@ -15,11 +15,13 @@
  * - a package import (`drizzle-orm/pg-core`) from Curio's own code resolves to one file whichever of
  *   Curio's files asks: resolved once per specifier and import conditions.
  *
- * And V8's compile cache (`module.enableCompileCache`) keeps compiled code, and Node 24 the TypeScript it
- * stripped, between runs in `.cache/node-compile` of the project (or NODE_COMPILE_CACHE when set).
+ * And V8's compile cache keeps compiled code, and Node 24 the TypeScript it stripped, between runs: it is
+ * turned on by lib/compile-cache.mjs, which this module imports first in case an entry did not (an entry
+ * that is itself TypeScript, like `node src/main.ts`, has had its own file stripped by then).
  */
+import './compile-cache.mjs'
 import { existsSync, readFileSync } from 'node:fs'
-import { enableCompileCache, registerHooks } from 'node:module'
+import { registerHooks } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -86,6 +88,4 @@ const resolve: ResolveHook = (specifier, context, nextResolve) => {
 }
 
 // Installed on import: once per process, as a module is evaluated once.
-if (!process.env.NODE_COMPILE_CACHE)
-  enableCompileCache(join(fileURLToPath(ROOT_URL), '.cache', 'node-compile'))
 registerHooks({ resolve })
