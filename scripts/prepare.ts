@@ -2,17 +2,17 @@
  * Runs after `npm install`: caches a pristine embedded-database cluster, and one migrated with the job
  * queues declared, so the first `npm start` copies it instead of running initdb and the migrations. Never fails the install; start-up creates the cache itself if missing.
  */
+// The compile cache goes on before the rest is read, so this run also leaves it warm for the first start.
+import '../src/lib/compile-cache.mjs'
 import { existsSync } from 'node:fs'
-import { databasesOn, SERVICES } from '../src/db/index.ts'
-import {
-  createPristinePglite,
-  migratedClusterPath,
-  prepareBaseCluster,
-  saveMigratedCluster,
-} from '../src/db/pglite.ts'
-import { createLogger } from '../src/lib/logger.ts'
-import { declareJobQueues } from '../src/runtime.ts'
-import { migrateAll } from '../src/setup.ts'
+
+const { databasesOn, SERVICES } = await import('../src/db/index.ts')
+const { createPristinePglite, migratedClusterPath, prepareBaseCluster, saveMigratedCluster } = await import(
+  '../src/db/pglite.ts'
+)
+const { createLogger } = await import('../src/lib/logger.ts')
+const { declareJobQueues } = await import('../src/runtime.ts')
+const { migrateAll } = await import('../src/setup.ts')
 
 try {
   if (await prepareBaseCluster()) process.stdout.write('curio: embedded database cluster prepared\n')

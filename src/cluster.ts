@@ -2,15 +2,75 @@ import cluster, { type Worker } from 'node:cluster'
 import type { Logger } from 'pino'
 import { type Config, ConfigError } from './config.ts'
 import type { ServiceName } from './db/index.ts'
-import { clusterMetricsSource, metricsExposure, startMetricsServer } from './http/metrics.ts'
 import { displayUrl } from './lib/display-url.ts'
 
 /**
- * `WORKERS` > 1: the primary process prepares the databases once (migrations, the first admin), then runs
- * that many workers, each a whole Curio (both services, their jobs), sharing the ports through
- * `node:cluster`, which hands connections out round robin. A worker that dies is replaced; SIGTERM or
- * SIGINT stops them all, each finishing its requests and job attempts as a single process does.
+ * `WORKERS` > 1: the primary process has the databases prepared once (migrations, the first admin) by a
+ * worker of its own that exits when done, then runs that many workers, each a whole Curio (both services,
+ * their jobs), sharing the ports through `node:cluster`, which hands connections out round robin. A
+ * worker that dies is replaced; SIGTERM or SIGINT stops them all, each finishing its requests and job
+ * attempts as a single process does. The primary itself loads no database or app code: it supervises,
+ * and with METRICS_PORT sums the workers' metrics.
  */
+
+type CreatedAdmin = { email: string; password: string } | null
+
+/** What the worker that prepares the databases tells the primary before it exits. */
+interface Prepared {
+  type: 'curio:prepared'
+  createdAdmin: CreatedAdmin
+}
+
+const isPrepared = (message: unknown): message is Prepared =>
+  typeof message === 'object' && message !== null && (message as { type?: unknown }).type === 'curio:prepared'
+
+/** The environment variable that makes a cluster worker the one that prepares the databases. */
+const ROLE_VARIABLE = 'CURIO_CLUSTER_ROLE'
+
+/** Whether this process is the worker that prepares the databases, not one that serves. */
+export function isPreparingWorker(): boolean {
+  return cluster.isWorker && process.env[ROLE_VARIABLE] === 'prepare'
+}
+
+/** In the preparing worker: hands the result to the primary. */
+export function reportPrepared(createdAdmin: CreatedAdmin): Promise<void> {
+  const message: Prepared = { type: 'curio:prepared', createdAdmin }
+  return new Promise((resolve, reject) => {
+    if (!process.send) return reject(new Error('not a cluster worker'))
+    process.send(message, undefined, {}, (error) => (error ? reject(error) : resolve()))
+  })
+}
+
+/** The worker that prepared the databases failed; it said why on stderr, unless a signal ended it. */
+export class PrepareFailedError extends Error {
+  /** Whether the worker said why itself (it exits with a code after printing its error). */
+  readonly reported: boolean
+
+  constructor(code: number | null, signal: string | null) {
+    super(
+      signal
+        ? `the process preparing the databases was ended by ${signal}`
+        : `the process preparing the databases exited with code ${code}`,
+    )
+    this.name = 'PrepareFailedError'
+    this.reported = signal === null
+  }
+}
+
+/** In the primary: runs the preparation in a worker of its own and waits for its answer and exit. */
+export function prepareInWorker(): Promise<{ createdAdmin: CreatedAdmin }> {
+  return new Promise((resolve, reject) => {
+    const worker = cluster.fork({ [ROLE_VARIABLE]: 'prepare' })
+    let prepared: Prepared | undefined
+    worker.on('message', (message: unknown) => {
+      if (isPrepared(message)) prepared = message
+    })
+    worker.on('exit', (code, signal) => {
+      if (prepared && code === 0) resolve({ createdAdmin: prepared.createdAdmin })
+      else reject(new PrepareFailedError(code, signal))
+    })
+  })
+}
 
 /** What a worker tells the primary once it listens. */
 export interface WorkerReady {
@@ -45,11 +105,11 @@ export interface PrimaryOptions {
   config: Config
   log: Logger
   /** Migrates and makes sure of the first admin, once, before any worker starts. */
-  prepare(): Promise<{ createdAdmin: { email: string; password: string } | null }>
+  prepare(): Promise<{ createdAdmin: CreatedAdmin }>
   /** Prints what is running, once every first worker listens. */
   announce(
     services: WorkerReady['services'],
-    createdAdmin: { email: string; password: string } | null,
+    createdAdmin: CreatedAdmin,
     metricsUrl: string | undefined,
   ): void
 }
@@ -74,14 +134,23 @@ export async function runPrimary({ config, log, prepare, announce }: PrimaryOpti
   process.on('SIGTERM', () => shutdown('SIGTERM'))
   process.on('SIGINT', () => shutdown('SIGINT'))
 
-  const { createdAdmin } = await prepare()
+  const { createdAdmin } = await prepare().catch((error: unknown) => {
+    // Stopped while preparing: the preparation's end is no failure.
+    if (stopping) process.exit(0)
+    throw error
+  })
   if (stopping) process.exit(0)
-  // METRICS_PORT is the primary's: it answers with every worker's metrics summed.
+  // METRICS_PORT is the primary's: it answers with every worker's metrics summed (prom-client is
+  // loaded only then).
   let metricsUrl: string | undefined
-  if (config.metricsPort !== undefined && metricsExposure(config) === 'metrics-port') {
-    const server = await startMetricsServer(config.host, config.metricsPort, clusterMetricsSource())
-    const address = server.server.address()
-    metricsUrl = `${displayUrl(config.host, typeof address === 'object' && address ? address.port : config.metricsPort)}/metrics`
+  if (config.metricsPort !== undefined) {
+    const metrics = await import('./http/metrics.ts')
+    if (metrics.metricsExposure(config) === 'metrics-port') {
+      const port = config.metricsPort
+      const server = await metrics.startMetricsServer(config.host, port, metrics.clusterMetricsSource())
+      const address = server.server.address()
+      metricsUrl = `${displayUrl(config.host, typeof address === 'object' && address ? address.port : port)}/metrics`
+    }
   }
 
   let announced = false

@@ -142,46 +142,56 @@ async function start(args: string[]) {
   const config = loadConfig()
   const services = servicesFrom(positionals[0])
   if (config.workers > 1) {
-    const { checkClusterable, runPrimary } = await import('./cluster.ts')
+    const { checkClusterable, isPreparingWorker, prepareInWorker, runPrimary } = await import('./cluster.ts')
     checkClusterable(config, services)
     const cluster = (await import('node:cluster')).default
+    if (isPreparingWorker()) return prepareForWorkers(config, services)
     if (cluster.isPrimary) {
-      const {
-        createLogger,
-        ensureAdmin,
-        ensureLocalAdmin,
-        flushLogs,
-        migrateAll,
-        openDatabases,
-        systemClock,
-      } = await loadDatabaseTools()
+      const { createLogger, flushLogs } = await import('./lib/logger.ts')
       const log = createLogger(config.logLevel, undefined, config.logFormat).child({ role: 'primary' })
       installLastResort(log, flushLogs)
       return runPrimary({
         config,
         log,
-        // Once, before any worker: the migrations and the first admin (whose login is printed once).
-        prepare: async () => {
-          const databases = await openDatabases(config, { log })
-          try {
-            await migrateAll(databases, services, log)
-            if (!services.includes('directory')) return { createdAdmin: null }
-            const deps = { db: databases.directory.db, clock: systemClock }
-            if (config.adminEmail && config.adminPassword) {
-              await ensureAdmin(deps, config.adminEmail, config.adminPassword)
-              return { createdAdmin: null }
-            }
-            return { createdAdmin: config.isProduction ? null : await ensureLocalAdmin(deps) }
-          } finally {
-            await databases.close()
-          }
-        },
+        // Once, before any worker, in a worker of its own: the migrations and the first admin (whose
+        // login is printed once). The primary so never loads the database code.
+        prepare: prepareInWorker,
         announce: (running, createdAdmin, metricsUrl) =>
           printBanner({ services: running, embedded: undefined, createdAdmin, metricsUrl }, config.workers),
       })
     }
   }
   return startProcess(config, services)
+}
+
+/**
+ * In the cluster worker that prepares the databases: migrates, makes sure of the first admin, hands the
+ * primary the login to print, and exits.
+ */
+async function prepareForWorkers(config: Config, services: readonly ServiceName[]) {
+  const { createLogger, ensureAdmin, ensureLocalAdmin, flushLogs, migrateAll, openDatabases, systemClock } =
+    await loadDatabaseTools()
+  const { reportPrepared } = await import('./cluster.ts')
+  const log = createLogger(config.logLevel, undefined, config.logFormat).child({ role: 'prepare' })
+  installLastResort(log, flushLogs)
+  const databases = await openDatabases(config, { log })
+  let createdAdmin: { email: string; password: string } | null = null
+  try {
+    await migrateAll(databases, services, log)
+    if (services.includes('directory')) {
+      const deps = { db: databases.directory.db, clock: systemClock }
+      if (config.adminEmail && config.adminPassword) {
+        await ensureAdmin(deps, config.adminEmail, config.adminPassword)
+      } else if (!config.isProduction) {
+        createdAdmin = await ensureLocalAdmin(deps)
+      }
+    }
+  } finally {
+    await databases.close()
+  }
+  await reportPrepared(createdAdmin)
+  await flushLogs(LOG_FLUSH_MS)
+  process.exit(0)
 }
 
 /** Runs the services in this process: the only one, or one worker of several. */
@@ -345,7 +355,12 @@ async function main(argv: string[]) {
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  if (error instanceof UsageError) {
+  if ((error as { name?: unknown })?.name === 'PrepareFailedError') {
+    // The worker that prepared the databases printed its own error, unless a signal ended it.
+    if (!(error as { reported?: boolean }).reported) {
+      process.stderr.write(`Curio could not start: ${(error as Error).message}\n`)
+    }
+  } else if (error instanceof UsageError) {
     process.stderr.write(`${error.message}\n\n${USAGE}\n`)
     process.exit(2)
   } else if (PLAIN_ERRORS.some((type) => error instanceof type)) {

@@ -656,6 +656,43 @@ describe('the Node that runs the CLI', () => {
   })
 })
 
+describe('start through src/cli.mjs (npm start)', () => {
+  it('runs the server with its memory settings, in the same process, and stops on SIGTERM', async () => {
+    const child = spawn(process.execPath, [join(root, 'src/cli.mjs'), 'start'], {
+      cwd: workdir,
+      env: {
+        PATH: process.env.PATH ?? '',
+        DATA_DIR: 'memory',
+        LOG_LEVEL: 'warn',
+        PLATFORM_PORT: '0',
+        DIRECTORY_PORT: '0',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    const output = collect(child)
+    try {
+      const deadline = Date.now() + 60_000
+      while (!/directory\s+http:\/\/\S+/.test(output()) && Date.now() < deadline) {
+        assert.equal(child.exitCode, null, output())
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+      const directory = output().match(/directory\s+(http:\/\/\S+)/)?.[1]
+      assert.ok(directory, output())
+      assert.equal((await fetch(`${directory}/readyz`)).status, 200)
+      // The process that answers is the one started, now running with the settings Node reads at start.
+      const pid = child.pid as number
+      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')
+      assert.ok(argv.includes('--max-semi-space-size=8'), argv.join(' '))
+      const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')
+      assert.ok(environ.includes('MALLOC_ARENA_MAX=2'), 'MALLOC_ARENA_MAX=2')
+      child.kill('SIGTERM')
+      assert.equal(await exited(child, 30_000), 0, output())
+    } finally {
+      child.kill('SIGKILL')
+    }
+  })
+})
+
 /** The pids of `parent`'s child processes, from /proc (Linux). */
 function childrenOf(parent: number): number[] {
   const children = readFileSync(`/proc/${parent}/task/${parent}/children`, 'utf8').trim()
@@ -749,18 +786,31 @@ describe('start --workers', () => {
       assert.equal(await exited(started.child, 30_000), 0, started.output())
       assert.ok(!existsSync(`/proc/${pid}`) || childrenOf(pid).length === 0, 'no worker is left running')
 
-      // The primary prepared the database and supervised: it loaded no app code; the workers did.
+      // The primary only supervised: a worker of its own prepared the database and exited, the workers
+      // ran the apps, and the primary loaded neither the apps nor the database code.
       const modulesOf = (file: string): string[] => JSON.parse(readFileSync(join(recorded, file), 'utf8'))
       const appCode = (urls: string[]) =>
         urls.filter((url) => /\/src\/(platform|directory)\/app\.ts$|\/node_modules\/fastify\//.test(url))
+      const databaseCode = (urls: string[]) =>
+        urls.filter((url) =>
+          /\/src\/setup\.ts$|\/src\/db\/index\.ts$|\/node_modules\/(pg|@electric-sql\/pglite|pg-boss)\//.test(
+            url,
+          ),
+        )
       const primary = modulesOf(`${pid}.json`)
-      assert.ok(
-        primary.some((url) => url.endsWith('/src/setup.ts')),
-        'the primary ran the migrations',
-      )
       assert.deepEqual(appCode(primary), [], 'the primary loads no app code')
-      const workerFiles = readdirSync(recorded).filter((file) => file !== `${pid}.json`)
+      assert.deepEqual(databaseCode(primary), [], 'the primary loads no database code')
+      const others = readdirSync(recorded)
+        .filter((file) => file !== `${pid}.json`)
+        .map((file) => ({ file, modules: modulesOf(file) }))
+      const preparers = others.filter(({ modules }) => appCode(modules).length === 0)
+      assert.equal(preparers.length, 1, 'one worker prepared the database')
+      assert.ok(
+        preparers[0]?.modules.some((url) => url.endsWith('/src/setup.ts')),
+        'it ran the migrations',
+      )
       // The worker killed above wrote nothing; one stopped by SIGTERM did.
+      const workerFiles = others.filter(({ modules }) => appCode(modules).length > 0).map(({ file }) => file)
       assert.ok(workerFiles.length >= 1, 'a worker recorded its modules')
       for (const file of workerFiles)
         assert.notDeepEqual(appCode(modulesOf(file)), [], `${file}: a worker runs the apps`)
