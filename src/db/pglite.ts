@@ -63,8 +63,8 @@ export function createPglite(dataDir?: string, options: PGliteOptions = {}): Pro
  * where PGlite's initdb in WebAssembly takes several.
  */
 export function baseClusterPath(): string {
-  // v2: 1 MB WAL segments.
-  return join(root, 'node_modules', '.cache', 'curio', `pglite-base-v2-${pgliteVersion()}.tar`)
+  // v4: 1 MB WAL segments, none kept for reuse.
+  return join(root, 'node_modules', '.cache', 'curio', `pglite-base-v4-${pgliteVersion()}.tar`)
 }
 
 /**
@@ -73,8 +73,9 @@ export function baseClusterPath(): string {
  * made by other code is never used; migrations still run at every start and find nothing to do.
  */
 export function migratedClusterPath(): string {
-  // The recipe is part of the key: v2 holds the job queues and their schedules, v3 is compacted.
-  const hash = createHash('sha256').update('migrated v3').update(pgliteVersion())
+  // The recipe is part of the key: v2 holds the job queues and their schedules, v3 is compacted, v5
+  // keeps no WAL segments for reuse.
+  const hash = createHash('sha256').update('migrated v5').update(pgliteVersion())
   for (const service of ['platform', 'directory']) {
     const folder = join(root, 'drizzle', service)
     for (const file of readdirSync(folder).sort()) {
@@ -153,12 +154,30 @@ async function saveBaseCluster(pglite: PGlite): Promise<void> {
   await saveCluster(pglite, baseClusterPath())
 }
 
+/**
+ * A cluster's data directory as a cluster file, without the WAL segments a checkpoint kept for reuse
+ * (named after the one in use): Postgres makes a segment when it needs one, and each copy of the file
+ * would otherwise carry several MB of old WAL.
+ */
+export async function dumpCluster(pglite: PGlite): Promise<Buffer> {
+  const { rows } = await pglite.query<{ name: string }>(
+    'select pg_walfile_name(pg_current_wal_insert_lsn()) as name',
+  )
+  const current = rows[0]?.name
+  const dump = Buffer.from(await (await pglite.dumpDataDir('none')).arrayBuffer())
+  if (!current) return dump
+  return filterTar(dump, (path) => {
+    const segment = /(?:^|\/)pg_wal\/([0-9A-F]{24})$/.exec(path)?.[1]
+    return !segment || segment <= current
+  })
+}
+
 async function saveCluster(pglite: PGlite, path: string): Promise<void> {
   try {
-    const dump = await pglite.dumpDataDir('none')
+    const dump = await dumpCluster(pglite)
     mkdirSync(dirname(path), { recursive: true })
     const partial = `${path}.${process.pid}`
-    writeFileSync(partial, Buffer.from(await dump.arrayBuffer()))
+    writeFileSync(partial, dump)
     renameSync(partial, path)
   } catch {
     // A read-only install only loses the shortcut.
@@ -174,6 +193,44 @@ function octal(header: Buffer, offset: number, length: number): number {
   return text ? Number.parseInt(text, 8) : 0
 }
 
+interface TarEntry {
+  path: string
+  /** '0' (or NUL) a file, '5' a folder. */
+  type: string
+  mode: number
+  data: Buffer
+  /** The entry's header and data blocks, as they are in the archive. */
+  blocks: Buffer
+}
+
+/** The entries of a ustar archive (as PGlite's dump makes it), in order. */
+function* tarEntries(tar: Buffer): Generator<TarEntry> {
+  for (let offset = 0; offset + 512 <= tar.length; ) {
+    const header = tar.subarray(offset, offset + 512)
+    if (header[0] === 0) return // two empty records end the archive
+    const name = header.toString('latin1', 0, 100).replace(/\0.*$/s, '')
+    const prefix = header.toString('latin1', 345, 500).replace(/\0.*$/s, '')
+    const size = octal(header, 124, 12)
+    const end = offset + 512 + Math.ceil(size / 512) * 512
+    yield {
+      path: (prefix ? `${prefix}/${name}` : name).replace(/^\/+/, ''),
+      type: String.fromCharCode(header[156] ?? 0),
+      mode: octal(header, 100, 8) & 0o777,
+      data: tar.subarray(offset + 512, offset + 512 + size),
+      blocks: tar.subarray(offset, end),
+    }
+    offset = end
+  }
+}
+
+/** The archive with only the entries `keep` accepts. */
+function filterTar(tar: Buffer, keep: (path: string) => boolean): Buffer {
+  const kept: Buffer[] = []
+  for (const entry of tarEntries(tar)) if (keep(entry.path)) kept.push(entry.blocks)
+  kept.push(Buffer.alloc(1024))
+  return Buffer.concat(kept)
+}
+
 /**
  * Writes the files of a cluster file (a ustar archive, as PGlite's dump makes it) into `dir`, which must
  * not exist: into a folder beside it first, renamed into place when complete, so a start that stops half
@@ -185,29 +242,19 @@ export function extractCluster(tar: Buffer, dir: string): void {
   rmSync(partial, { recursive: true, force: true })
   mkdirSync(partial, { recursive: true, mode: 0o700 })
   try {
-    for (let offset = 0; offset + 512 <= tar.length; ) {
-      const header = tar.subarray(offset, offset + 512)
-      if (header[0] === 0) break // two empty records end the archive
-      const name = header.toString('latin1', 0, 100).replace(/\0.*$/s, '')
-      const prefix = header.toString('latin1', 345, 500).replace(/\0.*$/s, '')
-      const size = octal(header, 124, 12)
-      const mode = octal(header, 100, 8) & 0o777
-      const type = String.fromCharCode(header[156] ?? 0)
-      const path = (prefix ? `${prefix}/${name}` : name).replace(/^\/+/, '')
+    for (const { path, type, mode, data } of tarEntries(tar)) {
       const target = join(partial, path)
       if (!target.startsWith(`${partial}/`) || path.split('/').includes('..')) {
         throw new Error(`cluster file has an entry outside its folder: ${path}`)
       }
-      offset += 512
       if (type === '5') {
         mkdirSync(target, { recursive: true, mode: 0o700 })
       } else if (type === '0' || type === '\0') {
         mkdirSync(dirname(target), { recursive: true, mode: 0o700 })
-        writeFileSync(target, tar.subarray(offset, offset + size), { mode: mode || 0o600 })
+        writeFileSync(target, data, { mode: mode || 0o600 })
       } else {
         throw new Error(`cluster file has an entry of a type it should not (${type}): ${path}`)
       }
-      offset += Math.ceil(size / 512) * 512
     }
     renameSync(partial, dir)
   } catch (error) {

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { createPool, databasesOn, SERVICES } from '../../src/db/index.ts'
-import { compactCluster, createPristinePglite } from '../../src/db/pglite.ts'
+import { compactCluster, createPristinePglite, dumpCluster } from '../../src/db/pglite.ts'
 import { createLogger } from '../../src/lib/logger.ts'
 import { declareJobQueues } from '../../src/runtime.ts'
 import { migrateAll } from '../../src/setup.ts'
@@ -14,8 +14,9 @@ const root = fileURLToPath(new URL('../../', import.meta.url))
 /** Changes whenever a migration or the job queue's version does, so a stale template is never reused. */
 export function templateKey(): string {
   // The template's own recipe is part of the key: v2 has no template0 or template1, v3 has the job queues,
-  // v4 starts from a cluster with 1 MB WAL segments.
-  const hash = createHash('sha256').update('template v4')
+  // v4 starts from a cluster with 1 MB WAL segments,
+  // v5 keeps none of them for reuse.
+  const hash = createHash('sha256').update('template v5')
   for (const service of SERVICES) {
     const folder = join(root, 'drizzle', service)
     for (const file of readdirSync(folder).sort()) {
@@ -43,10 +44,10 @@ export async function ensurePgliteTemplate(): Promise<string> {
   // Without template0 and template1 (tests never create a database on PGlite) and checkpointed: the file
   // each test loads is a third smaller, and its first start replays no WAL.
   await compactCluster(pglite)
-  const dump = await pglite.dumpDataDir('none')
+  const dump = await dumpCluster(pglite)
   await pglite.close()
   const partial = `${file}.${process.pid}`
-  writeFileSync(partial, Buffer.from(await dump.arrayBuffer()))
+  writeFileSync(partial, dump)
   renameSync(partial, file)
   return file
 }
