@@ -3,7 +3,7 @@
  * children, small tables and the JSON summaries in bench/results/.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { createServer } from 'node:net'
 import { cpus, loadavg, totalmem } from 'node:os'
@@ -294,6 +294,28 @@ export function cpuMsOf(pid: number): number | null {
   } catch {
     return null
   }
+}
+
+/** The live processes whose parent is `pid`, lowest pid first (Linux /proc): a cluster primary's workers. */
+export function childrenOf(pid: number): number[] {
+  let entries: string[]
+  try {
+    entries = readdirSync('/proc')
+  } catch {
+    return []
+  }
+  const children: number[] = []
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      // After the command: state, then the parent's pid.
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) children.push(Number(entry))
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return children.sort((a, b) => a - b)
 }
 
 export function median(values: number[]): number {

@@ -18,8 +18,7 @@
  *
  *   npm run bench:spine [-- --before <ref>] [-- --duration 10] [-- --warmup 2] [-- --connections 50]
  */
-import { spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -50,6 +49,7 @@ import {
   withoutHopByHop,
   writeResults,
 } from './lib.ts'
+import { addWorktree, commitOf, removeWorktrees, workingTree } from './worktrees.ts'
 
 const DEFAULT_BEFORE = 'ddd6a24'
 const WORKS = 60
@@ -67,30 +67,12 @@ const { values } = parseArgs({
 })
 const { duration, warmup, connections } = loadSettings(values, { connections: 50 })
 
-function git(args: string[]): string {
-  const result = spawnSync('git', ['-C', REPO_ROOT, ...args], { encoding: 'utf8' })
-  if (result.status !== 0) {
-    throw new Error(
-      `git ${args.join(' ')} failed (${result.status ?? result.signal}): ${result.stderr.trim()}`,
-    )
-  }
-  return result.stdout.trim()
-}
-
-/** The commit a ref names; fails with git's own message when there is none. */
-function commitOf(ref: string): string {
-  if (ref.startsWith('-')) throw new Error(`not a git ref: ${ref}`)
-  return git(['rev-parse', '--verify', '--end-of-options', `${ref}^{commit}`])
-}
-
 const beforeRef = values.before ?? DEFAULT_BEFORE
 const beforeCommit = commitOf(beforeRef)
 const afterRef = values.after
 const afterCommit = afterRef === undefined ? undefined : commitOf(afterRef)
-const head = commitOf('HEAD')
-// --no-optional-locks: reading the status must not refresh the index that others are using.
-const uncommitted = afterRef === undefined ? git(['--no-optional-locks', 'status', '--porcelain']) : ''
-const uncommittedFiles = uncommitted ? uncommitted.split('\n').length : 0
+const { head, uncommittedFiles } =
+  afterRef === undefined ? workingTree() : { head: commitOf('HEAD'), uncommittedFiles: 0 }
 
 type Side = 'before' | 'after'
 type Target = 'bare' | Side
@@ -112,42 +94,6 @@ function headerNamesDiffer(a: Recorded, b: Recorded): string[] {
     ...ha.filter((name) => !hb.includes(name)).map((name) => `-${name}`),
     ...hb.filter((name) => !ha.includes(name)).map((name) => `+${name}`),
   ]
-}
-
-interface Worktree {
-  dir: string
-  commit: string
-}
-const worktrees: Worktree[] = []
-
-/** A detached checkout of `commit` in a temporary folder, sharing this repository's node_modules. */
-function addWorktree(commit: string): Worktree {
-  const dir = mkdtempSync(join(tmpdir(), 'curio-bench-spine-'))
-  const worktree = { dir, commit }
-  worktrees.push(worktree)
-  git(['worktree', 'add', '--detach', dir, commit])
-  symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir')
-  return worktree
-}
-
-/** Synchronous, so that it also runs from the exit handler after Ctrl-C. */
-function removeWorktree(worktree: Worktree) {
-  // The link goes first, so that nothing that deletes the folder can reach the shared node_modules.
-  try {
-    unlinkSync(join(worktree.dir, 'node_modules'))
-  } catch {}
-  const result = spawnSync('git', ['-C', REPO_ROOT, 'worktree', 'remove', '--force', worktree.dir], {
-    encoding: 'utf8',
-  })
-  if (result.status !== 0) {
-    process.stderr.write(`note: git worktree remove ${worktree.dir}: ${result.stderr.trim()}\n`)
-    rmSync(worktree.dir, { recursive: true, force: true })
-    spawnSync('git', ['-C', REPO_ROOT, 'worktree', 'prune'], { stdio: 'ignore' })
-  }
-}
-
-function removeWorktrees() {
-  for (const worktree of worktrees.splice(0)) removeWorktree(worktree)
 }
 
 interface Instance {
@@ -297,7 +243,7 @@ const runs: Run[] = []
 let answers: Answers | undefined
 let bare: Child | undefined
 try {
-  const beforeTree = addWorktree(beforeCommit)
+  const beforeTree = addWorktree(beforeCommit, 'spine')
   const before = await startInstance('before', `${beforeRef} (${beforeCommit.slice(0, 10)})`, beforeTree.dir)
   await focus(undefined)
   const after =
@@ -310,7 +256,7 @@ try {
       : await startInstance(
           'after',
           `${afterRef} (${afterCommit.slice(0, 10)})`,
-          addWorktree(afterCommit).dir,
+          addWorktree(afterCommit, 'spine').dir,
         )
   const sides = { before, after }
 

@@ -1,13 +1,22 @@
 /**
  * Cold start of the real CLI (`node src/main.ts start`) until both services' /readyz answer 200, for
  * (a) a new empty data folder, (b) the same folder on a second start, (c) DATA_DIR=memory; with
- * `--postgres`, also (d) a new empty Postgres database and (e) the same database on a second start
- * (BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/postgres).
- * Then ~3 s idle and the child's resident memory; then SIGTERM and how long shutdown takes.
+ * `--postgres`, also (d) a new empty Postgres database, (e) the same database on a second start and
+ * (f) the same database again with WORKERS=2, a primary that forks two workers sharing the ports
+ * (BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/postgres; a scratch database per run).
+ * Then ~3 s idle and the child's resident memory (in (f) the primary's and each worker's); then SIGTERM
+ * and how long shutdown takes.
  *
- *   npm run bench:startup [-- --runs 5] [-- --idle-ms 3000] [-- --postgres]      (or BENCH_RUNS=5)
+ * `--before <ref>` measures that commit too, in the same run: it is checked out with `git worktree add
+ * --detach` in a temporary folder whose node_modules links to this one (removed at the end, also on
+ * Ctrl-C), and each tree's `node scripts/prepare.ts` first caches the embedded cluster its code looks
+ * for. Each case of each run then starts once per tree, before then after in odd runs and after then
+ * before in even ones, so that drift of the machine cancels; each tree has its own folder and database.
+ *
+ *   npm run bench:startup [-- --runs 5] [-- --idle-ms 3000] [-- --postgres] [-- --before <ref>]
+ *   (or BENCH_RUNS=5)
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -15,32 +24,44 @@ import pg from 'pg'
 import {
   benchDatabaseUrl,
   type Child,
+  childrenOf,
   cpuMsOf,
+  dropDatabaseSync,
+  isRunning,
   killChild,
   machine,
-  median,
   memoryOf,
-  type OutputLine,
   pickPorts,
+  REPO_ROOT,
   round,
-  type StopResult,
   sleep,
+  spawnNode,
   startCurio,
   stopChild,
-  table,
   waitFor200,
   writeResults,
 } from './lib.ts'
-
-/** The targets a user would want of a start (issue 29): every case is judged against them. */
-const TARGET_START_MS = 2000
-const TARGET_RSS_MB = 400
+import {
+  NOTES,
+  type Run,
+  type Side,
+  type StartupCase,
+  summarize,
+  summaryTable,
+  TARGET_PRIMARY_RSS_MB,
+  TARGET_RSS_MB,
+  TARGET_START_MS,
+  TARGET_WORKER_RSS_MB,
+  type WorkerFigures,
+} from './startup-report.ts'
+import { addWorktree, commitOf, removeWorktrees, workingTree } from './worktrees.ts'
 
 const { values } = parseArgs({
   options: {
     runs: { type: 'string' },
     'idle-ms': { type: 'string' },
     postgres: { type: 'boolean' },
+    before: { type: 'string' },
   },
   strict: true,
 })
@@ -48,58 +69,143 @@ const runs = Number(values.runs ?? process.env.BENCH_RUNS ?? 3)
 const idleMs = Number(values['idle-ms'] ?? 3000)
 if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a whole number >= 1 (got ${runs})`)
 if (!Number.isFinite(idleMs) || idleMs < 0) throw new Error(`--idle-ms must be >= 0 (got ${idleMs})`)
+const beforeRef = values.before
+const beforeCommit = beforeRef === undefined ? undefined : commitOf(beforeRef)
 
-type CaseName = 'empty-dir' | 'reused-dir' | 'memory' | 'postgres-new' | 'postgres-reused'
-const CASES: { name: CaseName; label: string }[] = [
-  { name: 'empty-dir', label: '(a) new empty DATA_DIR' },
-  { name: 'reused-dir', label: '(b) same DATA_DIR reused' },
-  { name: 'memory', label: '(c) DATA_DIR=memory' },
+const CASES: StartupCase[] = [
+  { name: 'empty-dir', label: '(a) new empty DATA_DIR', storage: 'new-dir', workers: 1 },
+  { name: 'reused-dir', label: '(b) same DATA_DIR reused', storage: 'reused-dir', workers: 1 },
+  { name: 'memory', label: '(c) DATA_DIR=memory', storage: 'memory', workers: 1 },
   ...(values.postgres
     ? ([
-        { name: 'postgres-new', label: '(d) new empty Postgres database' },
-        { name: 'postgres-reused', label: '(e) same Postgres database reused' },
+        { name: 'postgres-new', label: '(d) new empty Postgres database', storage: 'postgres', workers: 1 },
+        {
+          name: 'postgres-reused',
+          label: '(e) same Postgres database reused',
+          storage: 'postgres',
+          workers: 1,
+        },
+        {
+          name: 'postgres-2-workers',
+          label: '(f) same Postgres database, 2 workers',
+          storage: 'postgres',
+          workers: 2,
+        },
       ] as const)
     : []),
 ]
 
-interface Run {
-  case: CaseName
-  run: number
-  startMs: number
-  /** CPU time (user + system) the child had used when both services were ready. */
-  cpuMsAtReady: number | null
-  /** When the "Curio is running" banner appeared on stdout (listen done), ms after spawn. */
-  bannerMs: number | null
-  rssMb: number | null
-  peakRssMb: number | null
-  shutdown: StopResult
-  /** The child's own output lines with their times, for a breakdown. */
-  output: OutputLine[]
+/** A checkout that is measured: this working tree, and with `--before` the ref's temporary worktree. */
+interface Tree {
+  side: Side
+  cwd: string
+  /** What it holds, for the report. */
+  source: string
 }
 
-async function measure(caseName: CaseName, run: number, storage: Record<string, string>): Promise<Run> {
+/** Processes, folders and databases to clean up however the bench ends (Ctrl-C included). */
+let current: Child | undefined
+const tempDirs = new Set<string>()
+const databases = new Set<string>()
+const { adminUrl } = benchDatabaseUrl()
+process.on('exit', () => {
+  killWorkers(current)
+  if (current && isRunning(current)) current.process.kill('SIGKILL')
+  for (const name of databases) dropDatabaseSync(adminUrl, name)
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true })
+  removeWorktrees()
+})
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    process.stderr.write(`\n${signal}: stopping the benchmark\n`)
+    process.exit(130)
+  })
+}
+
+/** SIGKILL to a cluster primary's workers, before the primary: killed outright, it leaves them to notice. */
+function killWorkers(child: Child | undefined) {
+  if (!child || !isRunning(child)) return
+  for (const worker of childrenOf(child.pid)) {
+    try {
+      process.kill(worker, 'SIGKILL')
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+}
+
+/** The tree's own `node scripts/prepare.ts`: caches the embedded clusters its code looks for, if missing. */
+async function prepare(tree: Tree): Promise<void> {
+  if (!existsSync(join(tree.cwd, 'scripts', 'prepare.ts'))) {
+    process.stdout.write(`${tree.side}: no scripts/prepare.ts; its first start makes what it needs\n`)
+    return
+  }
+  const startedAt = performance.now()
+  const child = spawnNode({ args: ['scripts/prepare.ts'], cwd: tree.cwd })
+  const { code, signal } = await child.exited
+  const said = child.tail().trim().replaceAll('\n', '; ')
+  process.stdout.write(
+    `${tree.side}: node scripts/prepare.ts ${round(performance.now() - startedAt)} ms` +
+      `${said ? `: ${said}` : ', nothing to prepare'}\n`,
+  )
+  if (code !== 0) throw new Error(`${tree.side}: scripts/prepare.ts exited with ${code ?? signal}`)
+}
+
+const sum = (figures: (number | null)[]) =>
+  figures.reduce<number>((total, figure) => total + (figure ?? 0), 0)
+
+/** A CPU or memory figure of each of a cluster primary's workers (none for a single process). */
+const ofWorkers = <T>(pid: number, read: (worker: number) => T) =>
+  new Map(childrenOf(pid).map((worker) => [worker, read(worker)]))
+
+async function measure(
+  startupCase: StartupCase,
+  run: number,
+  tree: Tree,
+  storage: Record<string, string>,
+): Promise<Run> {
   const ports = await pickPorts()
-  let child: Child | undefined
   try {
-    child = startCurio(ports, { ...storage, LOG_LEVEL: 'warn' }, { keepOutput: true })
+    current = startCurio(
+      ports,
+      { ...storage, WORKERS: String(startupCase.workers), LOG_LEVEL: 'warn' },
+      { keepOutput: true, cwd: tree.cwd },
+    )
+    const child = current
     const readyAt = await waitFor200(child, [
       `http://127.0.0.1:${ports.platformPort}/readyz`,
       `http://127.0.0.1:${ports.directoryPort}/readyz`,
     ])
     const cpuMsAtReady = cpuMsOf(child.pid)
+    const workerCpu = ofWorkers(child.pid, cpuMsOf)
     const startMs = readyAt - child.spawnedAt
-    const banner = child.output.find((line) => line.text.includes('Curio is running'))
     await sleep(idleMs)
     const memory = memoryOf(child.pid)
+    const workers: WorkerFigures[] = [...ofWorkers(child.pid, memoryOf)].map(([pid, workerMemory]) => ({
+      pid,
+      cpuMsAtReady: workerCpu.get(pid) ?? null,
+      rssMb: workerMemory ? round(workerMemory.rssMb, 1) : null,
+      peakRssMb: workerMemory ? round(workerMemory.peakRssMb, 1) : null,
+    }))
+    const rssFigures = [memory?.rssMb ?? null, ...workers.map((worker) => worker.rssMb)]
     const shutdown = await stopChild(child)
+    const banner = child.output.find((line) => line.text.includes('Curio is running'))
+    if (workers.length !== (startupCase.workers > 1 ? startupCase.workers : 0)) {
+      process.stdout.write(
+        `note: ${tree.side} ${startupCase.name} run ${run} had ${workers.length} worker process(es)\n`,
+      )
+    }
     return {
-      case: caseName,
+      case: startupCase.name,
+      ...(beforeCommit ? { side: tree.side } : {}),
       run,
       startMs: round(startMs),
-      cpuMsAtReady,
+      cpuMsAtReady: cpuMsAtReady === null ? null : cpuMsAtReady + sum([...workerCpu.values()]),
       bannerMs: banner ? round(banner.atMs) : null,
       rssMb: memory ? round(memory.rssMb, 1) : null,
       peakRssMb: memory ? round(memory.peakRssMb, 1) : null,
+      workers,
+      totalRssMb: rssFigures.includes(null) ? null : round(sum(rssFigures), 1),
       shutdown: { ...shutdown, ms: round(shutdown.ms) },
       // The banner carries a one-time admin password: keep only line times and the log lines.
       output: child.output.map((line) =>
@@ -107,19 +213,24 @@ async function measure(caseName: CaseName, run: number, storage: Record<string, 
       ),
     }
   } finally {
-    await killChild(child)
+    killWorkers(current)
+    await killChild(current)
+    current = undefined
   }
 }
 
-/** An empty Postgres database for one run's (d) and (e), dropped after them. */
-async function createBenchDatabase(run: number): Promise<{ url: string; drop(): Promise<void> }> {
-  const { adminUrl } = benchDatabaseUrl()
-  const name = `curio_bench_startup_${process.pid}_${run}`
+/** An empty Postgres database for one tree's (d), (e) and (f) in one run, dropped after them. */
+async function createBenchDatabase(run: number, side: Side): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `curio_bench_startup_${process.pid}_${side}_${run}`
   const admin = new pg.Client({ connectionString: adminUrl })
   await admin.connect()
-  await admin.query(`drop database if exists "${name}"`)
-  await admin.query(`create database "${name}"`)
-  await admin.end()
+  try {
+    await admin.query(`drop database if exists "${name}"`)
+    databases.add(name)
+    await admin.query(`create database "${name}"`)
+  } finally {
+    await admin.end()
+  }
   const url = new URL(adminUrl)
   url.pathname = `/${name}`
   return {
@@ -127,117 +238,105 @@ async function createBenchDatabase(run: number): Promise<{ url: string; drop(): 
     async drop() {
       const dropper = new pg.Client({ connectionString: adminUrl })
       await dropper.connect()
-      await dropper.query(`drop database if exists "${name}" with (force)`)
-      await dropper.end()
+      try {
+        await dropper.query(`drop database if exists "${name}" with (force)`)
+        databases.delete(name)
+      } finally {
+        await dropper.end()
+      }
     },
   }
 }
 
+function storageOf(
+  startupCase: StartupCase,
+  dir: string,
+  databaseUrl: string | undefined,
+): Record<string, string> {
+  if (startupCase.storage === 'postgres') return { DATABASE_URL: databaseUrl as string }
+  return { DATA_DIR: startupCase.storage === 'memory' ? 'memory' : dir }
+}
+
 const machineBefore = machine()
+const here = beforeCommit ? workingTree() : undefined
+const trees: Tree[] = [
+  {
+    side: 'after',
+    cwd: REPO_ROOT,
+    source: here
+      ? `working tree (HEAD ${here.head.slice(0, 10)}, ${here.uncommittedFiles} uncommitted file(s))`
+      : 'working tree',
+  },
+]
+if (beforeCommit) {
+  const worktree = addWorktree(beforeCommit, 'startup')
+  trees.unshift({ side: 'before', cwd: worktree.dir, source: `${beforeRef} (${beforeCommit.slice(0, 10)})` })
+  for (const tree of trees) process.stdout.write(`${tree.side.padEnd(6)}  ${tree.source}\n`)
+  for (const tree of trees) await prepare(tree)
+}
+
 const results: Run[] = []
-const tempDirs: string[] = []
-try {
-  for (let run = 1; run <= runs; run++) {
+for (let run = 1; run <= runs; run++) {
+  const order = run % 2 === 1 ? trees : [...trees].reverse()
+  const scratch = new Map<Side, { dir: string; database?: Awaited<ReturnType<typeof createBenchDatabase>> }>()
+  for (const tree of trees) {
     const dir = mkdtempSync(join(tmpdir(), 'curio-bench-startup-'))
-    tempDirs.push(dir)
-    const database = values.postgres ? await createBenchDatabase(run) : undefined
-    for (const { name } of CASES) {
-      const storage: Record<string, string> = name.startsWith('postgres')
-        ? { DATABASE_URL: database?.url as string }
-        : { DATA_DIR: name === 'memory' ? 'memory' : dir }
-      const result = await measure(name, run, storage)
+    tempDirs.add(dir)
+    scratch.set(tree.side, { dir })
+    if (values.postgres) scratch.get(tree.side)!.database = await createBenchDatabase(run, tree.side)
+  }
+  for (const startupCase of CASES) {
+    for (const tree of order) {
+      const { dir, database } = scratch.get(tree.side)!
+      const result = await measure(startupCase, run, tree, storageOf(startupCase, dir, database?.url))
       results.push(result)
+      const rss =
+        result.workers.length > 0
+          ? `rss primary ${result.rssMb ?? '?'} + workers ${result.workers.map((worker) => worker.rssMb ?? '?').join(' + ')} = ${result.totalRssMb ?? '?'} MB`
+          : `rss ${result.rssMb ?? '?'} MB`
       process.stdout.write(
-        `run ${run}/${runs}  ${name.padEnd(10)}  ready ${String(result.startMs).padStart(5)} ms` +
-          `  rss ${result.rssMb ?? '?'} MB  shutdown ${result.shutdown.ms} ms` +
+        `run ${run}/${runs}  ${beforeCommit ? `${tree.side.padEnd(6)}  ` : ''}${startupCase.name.padEnd(18)}` +
+          `  ready ${String(result.startMs).padStart(5)} ms  ${rss}  shutdown ${result.shutdown.ms} ms` +
           ` exit ${result.shutdown.code ?? result.shutdown.signal}\n`,
       )
     }
+  }
+  for (const { dir, database } of scratch.values()) {
     rmSync(dir, { recursive: true, force: true })
+    tempDirs.delete(dir)
     await database?.drop()
   }
-} finally {
-  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true })
 }
+removeWorktrees()
 
-const summary = CASES.map(({ name, label }) => {
-  const mine = results.filter((result) => result.case === name)
-  const starts = mine.map((result) => result.startMs)
-  const rss = mine.flatMap((result) => (result.rssMb === null ? [] : [result.rssMb]))
-  const peaks = mine.flatMap((result) => (result.peakRssMb === null ? [] : [result.peakRssMb]))
-  const cpu = mine.flatMap((result) => (result.cpuMsAtReady === null ? [] : [result.cpuMsAtReady]))
-  const banners = mine.flatMap((result) => (result.bannerMs === null ? [] : [result.bannerMs]))
-  const shutdowns = mine.map((result) => result.shutdown.ms)
-  const exitCodes = mine.map((result) => result.shutdown.code ?? result.shutdown.signal ?? 'none')
-  const startMax = Math.max(...starts)
-  const rssMedian = median(rss)
-  return {
-    case: name,
-    label,
-    runs: mine.length,
-    startMs: { min: Math.min(...starts), median: round(median(starts)), max: startMax },
-    cpuMsAtReadyMedian: cpu.length ? round(median(cpu)) : null,
-    bannerMsMedian: banners.length ? round(median(banners)) : null,
-    rssMbMedian: rss.length ? round(rssMedian, 1) : null,
-    peakRssMbMax: peaks.length ? round(Math.max(...peaks), 1) : null,
-    shutdownMs: { median: round(median(shutdowns)), max: Math.max(...shutdowns) },
-    exitCodes,
-    startWithinTarget: startMax < TARGET_START_MS,
-    rssWithinTarget: rss.length ? rssMedian < TARGET_RSS_MB : null,
-  }
-})
-
-const verdict = (ok: boolean | null) => (ok === null ? 'n/a' : ok ? 'ok' : 'MISS')
+const summary = summarize(CASES, results, beforeCommit !== undefined)
+const machineAfter = machine()
 process.stdout.write(
-  `\nCurio start-up: ${runs} run(s) per case, ${idleMs} ms idle before reading VmRSS\n` +
-    `${machine().node}, ${machine().cpus} CPU(s), ${machine().cpuModel}; ` +
-    `load average at start ${machineBefore.loadAverage.join(' / ')}, at end ${machine().loadAverage.join(' / ')}\n\n`,
+  `\nCurio start-up: ${runs} run(s) per case${beforeCommit ? ' and side (alternating which goes first)' : ''}, ` +
+    `${idleMs} ms idle before reading VmRSS\n` +
+    `${machineAfter.node}, ${machineAfter.cpus} CPU(s), ${machineAfter.cpuModel}; ` +
+    `load average at start ${machineBefore.loadAverage.join(' / ')}, at end ${machineAfter.loadAverage.join(' / ')}\n` +
+    (beforeCommit ? trees.map((tree) => `${tree.side.padEnd(6)}  ${tree.source}\n`).join('') : '') +
+    '\n',
 )
-process.stdout.write(
-  `${table([
-    [
-      'case',
-      'start min ms',
-      'median ms',
-      'max ms',
-      `< ${TARGET_START_MS} ms`,
-      'CPU ms at ready',
-      'RSS median MB',
-      `< ${TARGET_RSS_MB} MB`,
-      'peak RSS MB',
-      'shutdown ms (median)',
-      'exit codes',
-    ],
-    ...summary.map((row) => [
-      row.label,
-      row.startMs.min,
-      row.startMs.median,
-      row.startMs.max,
-      verdict(row.startWithinTarget),
-      row.cpuMsAtReadyMedian ?? 'n/a',
-      row.rssMbMedian ?? 'n/a',
-      verdict(row.rssWithinTarget),
-      row.peakRssMbMax ?? 'n/a',
-      row.shutdownMs.median,
-      row.exitCodes.join(','),
-    ]),
-  ])}\n`,
-)
-process.stdout.write(
-  '\nstart = spawn until both GET /readyz answered 200 (polled every 25 ms); target judged on the max.\n' +
-    'CPU ms at ready = user + system CPU time of the child when ready (median); a start far longer than\n' +
-    '  its CPU time waited on I/O or on other work on the machine.\n' +
-    'RSS = VmRSS of the child after the idle wait; peak = VmHWM (highest RSS so far) at that moment.\n' +
-    'Shutdown = SIGTERM until the child exited (expected exit code 0).\n',
-)
+process.stdout.write(`${summaryTable(CASES, summary, beforeCommit !== undefined)}\n\n${NOTES}`)
+if (beforeCommit) process.stdout.write('Change = after against before, in % of before (medians).\n')
 
 const path = writeResults('startup', {
   benchmark: 'startup',
   at: new Date().toISOString(),
   machine: machineBefore,
-  loadAverageAtEnd: machine().loadAverage,
+  loadAverageAtEnd: machineAfter.loadAverage,
   settings: { runs, idleMs, pollIntervalMs: 25, logLevel: 'warn' },
-  targets: { startMs: TARGET_START_MS, rssMb: TARGET_RSS_MB },
+  targets: {
+    startMs: TARGET_START_MS,
+    rssMb: TARGET_RSS_MB,
+    primaryRssMb: TARGET_PRIMARY_RSS_MB,
+    workerRssMb: TARGET_WORKER_RSS_MB,
+  },
+  ...(beforeCommit
+    ? { before: { ref: beforeRef, commit: beforeCommit }, after: { workingTree: true, ...here } }
+    : {}),
   summary,
   runs: results,
 })
