@@ -3,7 +3,7 @@
  * children, small tables and the JSON summaries in bench/results/.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { createServer } from 'node:net'
 import { cpus, loadavg, totalmem } from 'node:os'
@@ -173,9 +173,11 @@ export function startCurio(
   env: Record<string, string>,
   options: Omit<SpawnOptions, 'args' | 'env'> = {},
 ): Child {
+  // A checkout from before src/cli.mjs (a bench's --before ref) started with `node src/main.ts start`.
+  const entry = existsSync(join(options.cwd ?? REPO_ROOT, 'src', 'cli.mjs')) ? 'src/cli.mjs' : 'src/main.ts'
   return spawnNode({
     ...options,
-    args: ['src/cli.mjs', 'start'],
+    args: [entry, 'start'],
     env: {
       PLATFORM_PORT: String(ports.platformPort),
       DIRECTORY_PORT: String(ports.directoryPort),

@@ -6,9 +6,9 @@
  *           temporary folder whose node_modules links to this one; removed at the end, also on failure
  *   after   this working tree as it is now (or, with `--after <ref>`, another temporary worktree)
  *
- * Each side runs `node src/main.ts start` from its own folder (DATA_DIR=memory, LOG_LEVEL=info, output
- * piped and drained) and is set up through the API: one account (POST /api/auth/register), one API key,
- * 60 works, so the activity log holds 61 rows. The routes:
+ * Each side runs `node src/cli.mjs start` (`src/main.ts` where the checkout predates it) from its own
+ * folder (DATA_DIR=memory, LOG_LEVEL=info, output piped and drained) and is set up through the API: one
+ * account (POST /api/auth/register), one API key, 60 works, so the activity log holds 61 rows. The routes:
  *   GET /healthz                          no authentication
  *   GET /api/activity-log?limit=25        x-api-key, 25 activities per answer
  * bench/bare-server.ts answers the bytes the "after" side gave for each route. For each route autocannon

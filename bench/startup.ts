@@ -1,5 +1,5 @@
 /**
- * Cold start of the real CLI (`node src/main.ts start`) until both services' /readyz answer 200, for
+ * Cold start of the real CLI (`node src/cli.mjs start`, what `npm start` runs) until both services' /readyz answer 200, for
  * (a) a new empty data folder, (b) the same folder on a second start, (c) DATA_DIR=memory; with
  * `--postgres`, also (d) a new empty Postgres database, (e) the same database on a second start and
  * (f) the same database again with WORKERS=2, a primary that forks two workers sharing the ports
@@ -9,8 +9,9 @@
  *
  * `--before <ref>` measures that commit too, in the same run: it is checked out with `git worktree add
  * --detach` in a temporary folder whose node_modules links to this one (removed at the end, also on
- * Ctrl-C), and each tree's `node scripts/prepare.ts` first caches the embedded cluster its code looks
- * for. Each case of each run then starts once per tree, before then after in odd runs and after then
+ * Ctrl-C), each tree's `node scripts/prepare.ts` first caches the embedded cluster its code looks
+ * for, and each tree starts once unmeasured (DATA_DIR=memory; with `--postgres` also 2 workers on a
+ * scratch database) so that the new worktree's compile cache is as warm as this tree's. Each case of each run then starts once per tree, before then after in odd runs and after then
  * before in even ones, so that drift of the machine cancels; each tree has its own folder and database.
  *
  *   npm run bench:startup [-- --runs 5] [-- --idle-ms 3000] [-- --postgres] [-- --before <ref>]
@@ -151,6 +152,35 @@ async function prepare(tree: Tree): Promise<void> {
   if (code !== 0) throw new Error(`${tree.side}: scripts/prepare.ts exited with ${code ?? signal}`)
 }
 
+/**
+ * Starts the tree to both /readyz and stops it, unmeasured: its compile cache (`.cache/node-compile`, where
+ * its code keeps one) then holds what a start reads, in a new worktree as in this tree.
+ */
+async function warmUp(tree: Tree, storage: Record<string, string>, workers: number): Promise<void> {
+  const ports = await pickPorts()
+  const startedAt = performance.now()
+  try {
+    current = startCurio(
+      ports,
+      { ...storage, WORKERS: String(workers), LOG_LEVEL: 'warn' },
+      { cwd: tree.cwd },
+    )
+    await waitFor200(current, [
+      `http://127.0.0.1:${ports.platformPort}/readyz`,
+      `http://127.0.0.1:${ports.directoryPort}/readyz`,
+    ])
+    const stopped = await stopChild(current)
+    process.stdout.write(
+      `${tree.side}: warm-up start, ${workers} worker(s), ${round(performance.now() - startedAt)} ms` +
+        ` (exit ${stopped.code ?? stopped.signal})\n`,
+    )
+  } finally {
+    killWorkers(current)
+    await killChild(current)
+    current = undefined
+  }
+}
+
 const sum = (figures: (number | null)[]) =>
   figures.reduce<number>((total, figure) => total + (figure ?? 0), 0)
 
@@ -273,6 +303,13 @@ if (beforeCommit) {
   trees.unshift({ side: 'before', cwd: worktree.dir, source: `${beforeRef} (${beforeCommit.slice(0, 10)})` })
   for (const tree of trees) process.stdout.write(`${tree.side.padEnd(6)}  ${tree.source}\n`)
   for (const tree of trees) await prepare(tree)
+  for (const tree of trees) {
+    await warmUp(tree, { DATA_DIR: 'memory' }, 1)
+    if (!values.postgres) continue
+    const database = await createBenchDatabase(0, tree.side)
+    await warmUp(tree, { DATABASE_URL: database.url }, 2)
+    await database.drop()
+  }
 }
 
 const results: Run[] = []
