@@ -286,13 +286,16 @@ export function memoryOf(pid: number): { rssMb: number; peakRssMb: number } | nu
 /**
  * CPU time (user + system) a live process has used so far, in ms (Linux /proc, 100 ticks a second);
  * null elsewhere. Far below the wall time means the process waited (I/O, or other work on the machine).
+ * `withEndedChildren` adds what its children that ended and were waited for used (a cluster's preparing
+ * worker, for instance).
  */
-export function cpuMsOf(pid: number): number | null {
+export function cpuMsOf(pid: number, { withEndedChildren = false } = {}): number | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    // After the command: state is field 3, utime 14 and stime 15 (1-based over the whole line).
-    return (Number(fields[11]) + Number(fields[12])) * 10
+    // After the command: state is field 3, utime 14, stime 15, cutime 16, cstime 17 (1-based over the line).
+    const ticks = Number(fields[11]) + Number(fields[12])
+    return (withEndedChildren ? ticks + Number(fields[13]) + Number(fields[14]) : ticks) * 10
   } catch {
     return null
   }

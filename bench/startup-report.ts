@@ -40,7 +40,10 @@ export interface Run {
   side?: Side
   run: number
   startMs: number
-  /** CPU time (user + system) when both services were ready: the child's, plus its workers' in a cluster. */
+  /**
+   * CPU time (user + system) when both services were ready: the child's, its ended children's (a cluster's
+   * preparing worker) and its workers'.
+   */
   cpuMsAtReady: number | null
   /** When the "Curio is running" banner appeared on stdout, ms after spawn (a cluster: every worker listens). */
   bannerMs: number | null
@@ -265,8 +268,9 @@ export function summaryTable(cases: StartupCase[], summaries: CaseSummary[], com
 export const NOTES =
   'start = spawn until both GET /readyz answered 200 (polled every 25 ms); target judged on the max. In a\n' +
   '  cluster the first worker listening answers; the banner (in the JSON) comes once every worker listens.\n' +
-  "CPU ms at ready = user + system CPU time of the child when ready, plus its workers' in a cluster (median);\n" +
-  '  a start far longer than its CPU time waited on I/O or on other work on the machine.\n' +
+  'CPU ms at ready = user + system CPU time of the child when ready (median); a cluster adds the worker that\n' +
+  '  prepared the databases (ended by then) and the running workers. A start far longer than its CPU time\n' +
+  '  waited on I/O or on other work on the machine.\n' +
   'RSS = VmRSS of the child after the idle wait; peak = VmHWM (highest RSS so far) at that moment. A cluster\n' +
   "  shows its total, then the primary (the spawned child) and each worker (the primary's child processes,\n" +
   '  lowest pid first), each judged on its own target.\n' +

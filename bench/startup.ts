@@ -206,8 +206,8 @@ async function measure(
       `http://127.0.0.1:${ports.platformPort}/readyz`,
       `http://127.0.0.1:${ports.directoryPort}/readyz`,
     ])
-    const cpuMsAtReady = cpuMsOf(child.pid)
-    const workerCpu = ofWorkers(child.pid, cpuMsOf)
+    const cpuMsAtReady = cpuMsOf(child.pid, { withEndedChildren: true })
+    const workerCpu = ofWorkers(child.pid, (worker) => cpuMsOf(worker))
     const startMs = readyAt - child.spawnedAt
     await sleep(idleMs)
     const memory = memoryOf(child.pid)
