@@ -167,17 +167,20 @@ export interface CurioPorts {
   directoryPort: number
 }
 
-/** `node src/cli.mjs start` (what `npm start` runs) with the given ports and settings (of the checkout in `options.cwd`, if given). */
+/**
+ * `node src/cli.mjs start` (what `npm start` runs) with the given ports and settings (of the checkout in
+ * `options.cwd`, if given); both services, or the one `options.service` names.
+ */
 export function startCurio(
   ports: CurioPorts,
   env: Record<string, string>,
-  options: Omit<SpawnOptions, 'args' | 'env'> = {},
+  { service, ...options }: Omit<SpawnOptions, 'args' | 'env'> & { service?: 'platform' | 'directory' } = {},
 ): Child {
   // A checkout from before src/cli.mjs (a bench's --before ref) started with `node src/main.ts start`.
   const entry = existsSync(join(options.cwd ?? REPO_ROOT, 'src', 'cli.mjs')) ? 'src/cli.mjs' : 'src/main.ts'
   return spawnNode({
     ...options,
-    args: [entry, 'start'],
+    args: [entry, 'start', ...(service ? [service] : [])],
     env: {
       PLATFORM_PORT: String(ports.platformPort),
       DIRECTORY_PORT: String(ports.directoryPort),
