@@ -6,7 +6,6 @@ import { startEmbeddedUpkeep } from './db/embedded-upkeep.ts'
 import { type Databases, openDatabases, SERVICES, type ServiceName } from './db/index.ts'
 import { migrateService } from './db/migrate.ts'
 import { ensureAdmin, ensureLocalAdmin } from './directory/admin/bootstrap.ts'
-import { buildDirectoryApp } from './directory/app.ts'
 import type { App } from './http/app.ts'
 import {
   answerPrimaryForMetrics,
@@ -25,7 +24,6 @@ import {
   createRedisRateLimitStore,
   type RateLimiter,
 } from './lib/rate-limiter.ts'
-import { buildPlatformApp } from './platform/app.ts'
 
 export interface RunningService {
   service: ServiceName
@@ -100,6 +98,15 @@ export async function createRateLimiterFor(
   return createRateLimiter({ store, clock })
 }
 
+type AppDeps = Parameters<typeof import('./platform/app.ts').buildPlatformApp>[0] &
+  Parameters<typeof import('./directory/app.ts').buildDirectoryApp>[0]
+
+/** Builds one service's app, loading only that service's code (a process of one service never loads the other's). */
+async function buildApp(service: ServiceName, deps: AppDeps): Promise<{ app: App }> {
+  if (service === 'platform') return (await import('./platform/app.ts')).buildPlatformApp(deps)
+  return (await import('./directory/app.ts')).buildDirectoryApp(deps)
+}
+
 /**
  * Starts and stops each service's job queue once with every queue its app defines, so that the queues
  * and their cron schedules are in the database and a start only reads them. For the migrated copies that
@@ -113,7 +120,7 @@ export async function declareJobQueues(databases: Databases, log: Logger): Promi
       const database = databases[service]
       const jobs = createJobs({ database, log })
       const deps = { config, database, clock: systemClock, log, jobs, rateLimiter }
-      const { app } = await (service === 'platform' ? buildPlatformApp(deps) : buildDirectoryApp(deps))
+      const { app } = await buildApp(service, deps)
       await jobs.start()
       await jobs.stop(1000)
       await app.close()
@@ -195,12 +202,10 @@ export async function startServices(
           queryTimeoutMs: config.databaseQueryTimeoutMs,
         },
       })
-      if (service === 'platform') {
-        const { app } = await buildPlatformApp({ config, database, clock, log, jobs, rateLimiter })
-        started.push({ service, app, jobs, port: config.platformPort })
-      } else {
-        const { app } = await buildDirectoryApp({ config, database, clock, log, jobs, rateLimiter })
-        started.push({ service, app, jobs, port: config.directoryPort })
+      const { app } = await buildApp(service, { config, database, clock, log, jobs, rateLimiter })
+      const port = service === 'platform' ? config.platformPort : config.directoryPort
+      started.push({ service, app, jobs, port })
+      if (service === 'directory') {
         const deps = { db: database.db, clock }
         if (config.adminEmail && config.adminPassword) {
           await ensureAdmin(deps, config.adminEmail, config.adminPassword)

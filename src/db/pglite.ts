@@ -98,7 +98,7 @@ export function migratedClusterPath(): string {
  * (~0.4 s, and a second copy in memory at the peak): this one hands over the bytes read from the file.
  */
 class ClusterBytes extends Blob {
-  readonly #bytes: ArrayBuffer
+  #bytes: ArrayBuffer | undefined
 
   constructor(bytes: Buffer) {
     super([], { type: 'application/x-tar' })
@@ -108,8 +108,14 @@ class ClusterBytes extends Blob {
     ) as ArrayBuffer
   }
 
+  /**
+   * The bytes, once: PGlite reads them once, when it starts, and keeps this Blob for as long as it runs
+   * (in the options its module's callbacks hold), so the bytes are let go as they are handed over.
+   */
   override arrayBuffer(): Promise<ArrayBuffer> {
-    return Promise.resolve(this.#bytes)
+    const bytes = this.#bytes
+    this.#bytes = undefined
+    return bytes ? Promise.resolve(bytes) : Promise.reject(new Error('the cluster file was read already'))
   }
 }
 
