@@ -4,6 +4,9 @@
  *
  *   npm run bench:memory [-- --idle-ms 3000]
  *
+ * Each child runs as `npm start` runs Curio (src/cli.mjs): 8 MB semi-spaces, MALLOC_ARENA_MAX=2, the
+ * compile cache on before any TypeScript is read.
+ *
  * - `node`: a Node process with Curio's module hooks and nothing else, the floor of any;
  * - `modules`: Curio's modules loaded (both apps' code), nothing started;
  * - `pglite`: PGlite alone, from the migrated cluster with Curio's settings (db/pglite.ts), one query run;
@@ -89,6 +92,10 @@ if (values.part) {
       process.execPath,
       [
         '--expose-gc',
+        // As `npm start` runs Curio (src/cli.mjs): the compile cache before any TypeScript, and Node's
+        // memory settings for a server.
+        '--max-semi-space-size=8',
+        '--import=./src/lib/compile-cache.mjs',
         '--import=./src/lib/module-hooks.ts',
         'bench/memory.ts',
         '--part',
@@ -96,7 +103,12 @@ if (values.part) {
         '--idle-ms',
         String(idleMs),
       ],
-      { cwd: REPO_ROOT, encoding: 'utf8', timeout: 120_000 },
+      {
+        cwd: REPO_ROOT,
+        encoding: 'utf8',
+        timeout: 120_000,
+        env: { ...process.env, MALLOC_ARENA_MAX: '2' },
+      },
     )
     const line = child.stdout.split('\n').find((text) => text.startsWith('{'))
     if (!line) throw new Error(`${part}: no figures (exit ${child.status}): ${child.stderr}`)
