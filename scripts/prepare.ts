@@ -2,7 +2,8 @@
  * Runs after `npm install`: caches a pristine embedded-database cluster, and one migrated with the job
  * queues declared, so the first `npm start` copies it instead of running initdb and the migrations. Never fails the install; start-up creates the cache itself if missing.
  */
-// The compile cache goes on before the rest is read, so this run also leaves it warm for the first start.
+// The compile cache goes on before the rest is read, so this run also leaves it warm for the first start
+// (package.json runs it with the V8 flag `npm start` adds: the cache is kept per set of flags).
 import '../src/lib/compile-cache.mjs'
 import { existsSync } from 'node:fs'
 
