@@ -41,7 +41,7 @@ export interface RouteEntry {
   access: AccessLevel
 }
 
-const toArray = <T>(value: T | T[] | undefined): T[] =>
+export const toArray = <T>(value: T | T[] | undefined): T[] =>
   value === undefined ? [] : Array.isArray(value) ? value : [value]
 
 /**

@@ -1,15 +1,17 @@
 import { createServer, type Server } from 'node:http'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { AggregatorRegistry, type Registry } from 'prom-client'
 import type { Config } from '../config.ts'
 import {
   httpRequestDuration,
-  httpRequestsInFlight,
   type PoolFigures,
+  requestsInFlight,
   type ServiceLabel,
   servedRegistry,
   watchPool,
 } from '../lib/metrics.ts'
+import type { HistogramSeries } from '../lib/series-histogram.ts'
+import { toArray } from './access.ts'
 
 /**
  * Where the process's metrics are served: on each service's port, on METRICS_PORT alone, or nowhere (then
@@ -48,26 +50,25 @@ export function installMetricHooks(
   { exposure, pool }: AppMetrics,
 ) {
   if (exposure === 'off') return
-  const inFlight = httpRequestsInFlight.labels({ service })
+  const inFlight = requestsInFlight(service)
   // One listener for every response, not a closure per request: 'close' comes once per response.
-  const answered = () => inFlight.dec()
+  const answered = () => inFlight.ended()
   app.addHook('onRequest', (_req, reply, done) => {
-    inFlight.inc()
+    inFlight.started()
     // 'close' comes for an answered request and an abandoned one alike.
     reply.raw.on('close', answered)
     done()
   })
+  // Each route times its own answers, its pattern bound when it is added: reading a request's route
+  // (`routeOptions`) builds an object every time.
+  app.addHook('onRoute', (route) => {
+    route.onResponse = [answerTimer(service, route.url), ...toArray(route.onResponse)]
+  })
+  // Answers no route matched (the not-found handler's, and errors raised before routing) are timed here.
+  const unmatched = answerTimer(service, UNMATCHED)
   app.addHook('onResponse', (req, reply, done) => {
-    httpRequestDuration.observe(
-      {
-        service,
-        method: req.method,
-        route: req.routeOptions.url ?? UNMATCHED,
-        status_code: reply.statusCode,
-      },
-      reply.elapsedTime / 1000,
-    )
-    done()
+    if (req.is404) unmatched(req, reply, done)
+    else done()
   })
   if (pool) {
     let unwatch = () => {}
@@ -75,6 +76,27 @@ export function installMetricHooks(
       unwatch = watchPool(service, pool)
     })
     app.addHook('onClose', async () => unwatch())
+  }
+}
+
+/** An onResponse hook timing a route's answers into its series, one per method and status, looked up. */
+function answerTimer(service: ServiceLabel, route: string) {
+  const byMethod = new Map<string, Map<number, HistogramSeries>>()
+  return (req: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    const { method } = req
+    const status = reply.statusCode
+    let byStatus = byMethod.get(method)
+    if (!byStatus) {
+      byStatus = new Map()
+      byMethod.set(method, byStatus)
+    }
+    let series = byStatus.get(status)
+    if (!series) {
+      series = httpRequestDuration.series({ service, method, route, status_code: status })
+      byStatus.set(status, series)
+    }
+    series.observe(reply.elapsedTime / 1000)
+    done()
   }
 }
 

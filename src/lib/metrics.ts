@@ -1,4 +1,5 @@
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client'
+import { seriesHistogram } from './series-histogram.ts'
 
 /**
  * The process's metrics (Prometheus), in one registry. Every metric is made once, when this module loads;
@@ -17,7 +18,8 @@ export const logLinesDropped = new Counter({
   registers,
 })
 
-export const httpRequestDuration = new Histogram({
+// Observed once per request: each route holds its series (src/http/metrics.ts).
+export const httpRequestDuration = seriesHistogram({
   name: 'curio_http_request_duration_seconds',
   help: 'Time from a request arriving to its answer being sent, by route pattern and status',
   labelNames: ['service', 'method', 'route', 'status_code'] as const,
@@ -25,12 +27,37 @@ export const httpRequestDuration = new Histogram({
   registers,
 })
 
-export const httpRequestsInFlight = new Gauge({
+/** Requests being answered, per service: plain counts, shared by every app of the service, read at each scrape. */
+const inFlight = new Map<ServiceLabel, { count: number; seen: boolean }>()
+
+new Gauge({
   name: 'curio_http_requests_in_flight',
   help: 'Requests being answered now',
   labelNames: ['service'] as const,
   registers,
+  collect() {
+    for (const [service, { count, seen }] of inFlight) if (seen) this.set({ service }, count)
+  },
 })
+
+/** The count of a service's requests in flight, changed twice per request without going through prom-client. */
+export function requestsInFlight(service: ServiceLabel): { started(): void; ended(): void } {
+  let entry = inFlight.get(service)
+  if (!entry) {
+    entry = { count: 0, seen: false }
+    inFlight.set(service, entry)
+  }
+  const counted = entry
+  return {
+    started() {
+      counted.seen = true
+      counted.count++
+    },
+    ended() {
+      counted.count--
+    },
+  }
+}
 
 export const jobsTotal = new Counter({
   name: 'curio_jobs_total',
