@@ -13,7 +13,14 @@ export interface InvalidatedCacheOptions<V> {
   channel: string
   /** What a message's payload invalidates; by default every message clears everything. */
   invalidates?: (payload: string) => Invalidation
+  /** Entries kept at most (1,000 by default); past it the oldest stored goes first. */
   maxEntries?: number
+  /**
+   * A bound on the entries' total size besides their number, for values whose size varies (a page of 100
+   * items weighs a hundred times a count): `sizeOf` tells a value's size, its JSON length for instance.
+   * The oldest entries go until a new one fits; a value larger than the whole bound is answered, not kept.
+   */
+  maxSize?: { total: number; sizeOf: (value: V) => number }
   /**
    * Entries older than this are loaded again: a bound for what no notification announces (figures that
    * move with the calendar).
@@ -48,9 +55,48 @@ export interface InvalidatedCache<V> {
   readonly active: boolean
 }
 
+/** A value's size as `maxSize` counts it: the length of its JSON (nothing for null or undefined). */
+export const jsonLength = (value: unknown): number =>
+  value === null || value === undefined ? 0 : JSON.stringify(value).length
+
 interface Entry<V> {
   value: V
   at: number
+  size: number
+}
+
+/**
+ * Entries in the order they were stored, within a number and a total size: past either, the oldest go.
+ * Both of a cache's maps (fresh entries and last known values) are one of these.
+ */
+function boundedMap<T extends { size: number }>(maxEntries: number, maxTotal: number) {
+  const map = new Map<string, T>()
+  let total = 0
+  const remove = (key: string) => {
+    const found = map.get(key)
+    if (!found) return
+    total -= found.size
+    map.delete(key)
+  }
+  return {
+    get: (key: string) => map.get(key),
+    delete: remove,
+    clear() {
+      map.clear()
+      total = 0
+    },
+    entries: () => map.entries(),
+    /** Stores `item` unless it alone is larger than the bound; the oldest go until it fits. */
+    set(key: string, item: T) {
+      remove(key)
+      if (item.size > maxTotal) return
+      while (map.size > 0 && (map.size >= maxEntries || total + item.size > maxTotal)) {
+        remove(map.keys().next().value!)
+      }
+      map.set(key, item)
+      total += item.size
+    },
+  }
 }
 
 /**
@@ -60,13 +106,25 @@ interface Entry<V> {
 const UNREACHABLE_MS = 5000
 
 export function createInvalidatedCache<V>(options: InvalidatedCacheOptions<V>): InvalidatedCache<V> {
-  const { channel, clock, maxEntries = 1000, ttlMs, keep, invalidates = () => 'all' as const } = options
+  const {
+    channel,
+    clock,
+    maxEntries = 1000,
+    maxSize,
+    ttlMs,
+    keep,
+    invalidates = () => 'all' as const,
+  } = options
+  const sizeOf = maxSize?.sizeOf ?? (() => 0)
   const hits = cacheHits.labels({ cache: options.name })
   const misses = cacheMisses.labels({ cache: options.name })
   const staleAnswers = cacheStaleAnswers.labels({ cache: options.name })
-  const entries = new Map<string, Entry<V>>()
+  const entries = boundedMap<Entry<V>>(maxEntries, maxSize?.total ?? Number.POSITIVE_INFINITY)
   /** Values no longer trusted, but not known to be wrong: answered only while the database is unreachable. */
-  const lastKnown = new Map<string, V>()
+  const lastKnown = boundedMap<{ value: V; size: number }>(
+    maxEntries,
+    maxSize?.total ?? Number.POSITIVE_INFINITY,
+  )
   const loading = new Map<string, { generation: number; value: Promise<V> }>()
   // Bumped by every invalidation: a load that started before one must not store what it read.
   let generation = 0
@@ -95,15 +153,10 @@ export function createInvalidatedCache<V>(options: InvalidatedCacheOptions<V>): 
     if (!entry) return undefined
     if (ttlMs !== undefined && clock.nowMs() - entry.at >= ttlMs) {
       entries.delete(key)
-      keepLastKnown(key, entry.value)
+      lastKnown.set(key, entry)
       return undefined
     }
     return entry
-  }
-
-  function keepLastKnown(key: string, value: V) {
-    if (!lastKnown.has(key) && lastKnown.size >= maxEntries) lastKnown.delete(lastKnown.keys().next().value!)
-    lastKnown.set(key, value)
   }
 
   /**
@@ -119,7 +172,7 @@ export function createInvalidatedCache<V>(options: InvalidatedCacheOptions<V>): 
       if (last === undefined) throw error
       staleAnswers.inc()
       attempt.stale = true
-      return last
+      return last.value
     })
     return { value, attempt }
   }
@@ -147,9 +200,7 @@ export function createInvalidatedCache<V>(options: InvalidatedCacheOptions<V>): 
 
   function store(key: string, value: V, at: number) {
     lastKnown.delete(key)
-    // Oldest first out: a Map iterates in insertion order.
-    if (!entries.has(key) && entries.size >= maxEntries) entries.delete(entries.keys().next().value!)
-    entries.set(key, { value, at })
+    entries.set(key, { value, at, size: sizeOf(value) })
   }
 
   return {
@@ -171,7 +222,7 @@ export function createInvalidatedCache<V>(options: InvalidatedCacheOptions<V>): 
         // The database was just found away: answer now, while one load of the key finds out if it is back.
         if (!loading.has(key)) startLoad(key, load).value.catch(() => {})
         staleAnswers.inc()
-        return Promise.resolve(last)
+        return Promise.resolve(last.value)
       }
       const pending = loading.get(key)
       if (pending && pending.generation === generation) return pending.value
@@ -195,9 +246,9 @@ export function createInvalidatedCache<V>(options: InvalidatedCacheOptions<V>): 
           onLost: () => {
             lost = true
             enabled = false
-            const last = [...entries]
+            const last = [...entries.entries()]
             clear()
-            for (const [key, entry] of last) keepLastKnown(key, entry.value)
+            for (const [key, entry] of last) lastKnown.set(key, entry)
           },
           onReconnect: () => {
             lost = false

@@ -77,13 +77,58 @@ interface Window {
   resetTime: number
 }
 
-export function createMemoryRateLimitStore(): MemoryRateLimitStore {
+/**
+ * Windows one instance's memory store holds at most (about 200 bytes each: 20 MB). Keys carry the client
+ * IP, so between two sweeps a flood from ever-new addresses (IPv6 gives anyone millions) would otherwise
+ * grow the store without end.
+ */
+export const MEMORY_STORE_MAX_WINDOWS = 100_000
+
+/** A full store sweeps its expired windows at most this often before it evicts a live one. */
+const FULL_SWEEP_INTERVAL_MS = 1000
+
+/**
+ * Windows in memory, in the order they started. A new window in a full store first sweeps the expired
+ * ones (at most once a second), then, if the store is still full, evicts the oldest: that key starts a new
+ * window with its next request. Taking a window from a client that way needs `maxWindows` windows from
+ * other clients started after its own, far more requests than any limit lets through.
+ */
+export function createMemoryRateLimitStore({
+  maxWindows = MEMORY_STORE_MAX_WINDOWS,
+}: {
+  maxWindows?: number
+} = {}): MemoryRateLimitStore {
   const windows = new Map<string, Window>()
+  let sweptAt = Number.NEGATIVE_INFINITY
+
+  function purge(nowMs: number): number {
+    let removed = 0
+    for (const [key, window] of windows) {
+      if (window.resetTime <= nowMs) {
+        windows.delete(key)
+        removed += 1
+      }
+    }
+    return removed
+  }
+
+  function makeRoom(nowMs: number) {
+    if (windows.size < maxWindows) return
+    if (nowMs - sweptAt >= FULL_SWEEP_INTERVAL_MS) {
+      sweptAt = nowMs
+      purge(nowMs)
+    }
+    if (windows.size >= maxWindows) windows.delete(windows.keys().next().value!)
+  }
+
   return {
     async hit(key, rule, nowMs) {
       const current = windows.get(key)
       if (!current || nowMs >= current.resetTime) {
         const fresh = { count: 1, resetTime: nowMs + rule.windowMs }
+        // Deleted first so that a renewed window moves to the end of the Map's (insertion) order.
+        windows.delete(key)
+        makeRoom(nowMs)
         windows.set(key, fresh)
         return { ...fresh, allowed: true }
       }
@@ -98,16 +143,7 @@ export function createMemoryRateLimitStore(): MemoryRateLimitStore {
     async reset(key) {
       windows.delete(key)
     },
-    async purge(nowMs) {
-      let removed = 0
-      for (const [key, window] of windows) {
-        if (window.resetTime <= nowMs) {
-          windows.delete(key)
-          removed += 1
-        }
-      }
-      return removed
-    },
+    purge: async (nowMs) => purge(nowMs),
     async close() {
       windows.clear()
     },

@@ -413,6 +413,57 @@ describe('invalidated cache', () => {
     })
   })
 
+  it('past maxSize the oldest entries go until a new one fits; one larger than the bound is not kept', async () => {
+    await withNotifications(async (notifications) => {
+      const cache = cacheOf<string>(freshChannel(), {
+        maxSize: { total: 10, sizeOf: (value) => value.length },
+      })
+      await cache.listen(notifications)
+      await cache.get('a', async () => 'aaaa')
+      await cache.get('b', async () => 'bbb')
+      await cache.get('c', async () => 'ccc')
+      assert.deepEqual(
+        ['a', 'b', 'c'].map((key) => cache.peek(key)),
+        ['aaaa', 'bbb', 'ccc'],
+      )
+      await cache.get('d', async () => 'dddddd')
+      assert.deepEqual(
+        ['a', 'b', 'c', 'd'].map((key) => cache.peek(key)),
+        [undefined, undefined, 'ccc', 'dddddd'],
+      )
+      const source = counter('x'.repeat(11))
+      assert.equal(await cache.get('big', source.load), source.value, 'answered all the same')
+      assert.equal(cache.peek('big'), undefined)
+      assert.equal(cache.peek('c'), 'ccc', 'nothing made room for it')
+      await cache.get('big', source.load)
+      assert.equal(source.calls, 2)
+    })
+  })
+
+  it('last known values keep within maxSize too', async () => {
+    await withNotifications(async (notifications) => {
+      const clock = createManualClock(0)
+      const sizes = { total: 6, sizeOf: (value: string) => value.length }
+      const cache = cacheOf<string>(freshChannel(), { clock, ttlMs: 1000, maxSize: sizes })
+      await cache.listen(notifications)
+      await cache.get('a', async () => 'aaa')
+      await cache.get('b', async () => 'bbb')
+      clock.advance(1000)
+      // Past their TTL both become last known values, in the order they expire.
+      assert.equal(cache.peek('a'), undefined)
+      assert.equal(cache.peek('b'), undefined)
+      await cache.get('c', async () => 'cc')
+      clock.advance(1000)
+      assert.equal(cache.peek('c'), undefined)
+      const unreachable = async (): Promise<string> => {
+        throw new DatabaseUnavailableError('connection refused')
+      }
+      await assert.rejects(cache.get('a', unreachable), DatabaseUnavailableError, 'a made room for c')
+      assert.equal(await cache.get('b', unreachable), 'bbb')
+      assert.equal(await cache.get('c', unreachable), 'cc')
+    })
+  })
+
   it('one notification clears the caches of two instances on the channel', async () => {
     await withNotifications((first) =>
       withNotifications(async (second) => {

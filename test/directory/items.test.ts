@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { eq } from 'drizzle-orm'
+import type { Notifications } from '../../src/db/notifications.ts'
+import {
+  createPublicItemCache,
+  PUBLIC_CACHE_MAX_JSON,
+  type PublicRead,
+} from '../../src/directory/items/public.ts'
 import { adminNotifications } from '../../src/directory/notifications/tables.ts'
 import { type DirectoryHarness, randomAddress, signUp, startDirectory, until } from '../helpers/apps.ts'
 import { race } from '../helpers/database.ts'
@@ -695,6 +701,23 @@ describe('submissions', () => {
     assert.equal(denied.statusCode, 429)
     assert.equal(denied.headers['x-ratelimit-limit'], '5')
     assert.ok(Number(denied.headers['retry-after']) > 0)
+  })
+})
+
+describe('the public reads’ cache', () => {
+  it('keeps at most PUBLIC_CACHE_MAX_JSON of JSON, the oldest entries going first', async () => {
+    const cache = createPublicItemCache(h.clock)
+    // Nothing to hear in this test: the cache only needs to be on.
+    await cache.listen({ listen: async () => {} } as unknown as Notifications)
+    const read = (slug: string, length: number) => async () =>
+      ({ slug, description: 'x'.repeat(length) }) as unknown as PublicRead
+    const half = PUBLIC_CACHE_MAX_JSON / 2
+    await cache.get('slug:a', read('a', half))
+    await cache.get('slug:b', read('b', half - 100))
+    assert.ok(cache.peek('slug:a') && cache.peek('slug:b'), 'both fit')
+    await cache.get('slug:c', read('c', 1000))
+    assert.equal(cache.peek('slug:a'), undefined)
+    assert.ok(cache.peek('slug:b') && cache.peek('slug:c'))
   })
 })
 

@@ -207,6 +207,38 @@ describe('memory rate-limit store purging', () => {
     assert.notEqual(await store.peek('stays', clock.nowMs()), null)
   })
 
+  test('a full store evicts its oldest window for a new one', async () => {
+    const store = createMemoryRateLimitStore({ maxWindows: 3 })
+    const rule = { limit: 1, windowMs: 60_000 }
+    for (const key of ['a', 'b', 'c']) await store.hit(key, rule, START)
+    assert.equal((await store.hit('b', rule, START + 1)).allowed, false, 'a window that exists is counted')
+    await store.hit('d', rule, START + 2)
+    assert.equal(store.size(), 3)
+    assert.equal(await store.peek('a', START + 2), null)
+    for (const key of ['b', 'c', 'd']) assert.notEqual(await store.peek(key, START + 2), null, key)
+    assert.equal((await store.hit('b', rule, START + 3)).allowed, false, 'b keeps its count')
+  })
+
+  test('a full store sweeps expired windows before it evicts a live one', async () => {
+    const store = createMemoryRateLimitStore({ maxWindows: 2 })
+    await store.hit('short', { limit: 5, windowMs: 1000 }, START)
+    await store.hit('long', { limit: 5, windowMs: 60_000 }, START)
+    await store.hit('new', { limit: 5, windowMs: 1000 }, START + 1000)
+    assert.equal(store.size(), 2)
+    assert.notEqual(await store.peek('long', START + 1000), null)
+    assert.notEqual(await store.peek('new', START + 1000), null)
+  })
+
+  test('a renewed window counts as the newest when the store is full', async () => {
+    const store = createMemoryRateLimitStore({ maxWindows: 2 })
+    await store.hit('a', { limit: 5, windowMs: 1000 }, START)
+    await store.hit('b', { limit: 5, windowMs: 60_000 }, START)
+    await store.hit('a', { limit: 5, windowMs: 1000 }, START + 1500)
+    await store.hit('c', { limit: 5, windowMs: 1000 }, START + 1500)
+    assert.equal(await store.peek('b', START + 1500), null, 'b started first: it goes')
+    assert.deepEqual(await store.peek('a', START + 1500), { count: 1, resetTime: START + 2500 })
+  })
+
   test('close stops the purge timer', async (t) => {
     mock.timers.enable({ apis: ['setInterval'] })
     t.after(() => mock.timers.reset())

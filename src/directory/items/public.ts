@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, type SQL } from 'drizzle-orm'
 import type { Db } from '../../db/index.ts'
-import { createInvalidatedCache, type InvalidatedCache } from '../../db/invalidated-cache.ts'
+import { createInvalidatedCache, type InvalidatedCache, jsonLength } from '../../db/invalidated-cache.ts'
 import { countRows } from '../../db/queries.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { fetchPage, type PageOf } from '../../lib/pagination.ts'
@@ -21,6 +21,13 @@ const SHOWN = new Set([ITEMS_CONTENT, CATEGORIES_CONTENT, TAGS_CONTENT, COMPANIE
 export type PublicRead = PageOf<PublicItem> | PublicItem | null
 
 /**
+ * The public reads' cache holds at most this much JSON (pages and items, 1,000 of them at most): with the
+ * objects and the answers' bytes kept beside it, 2 to 3 times as much memory. Any visitor picks the
+ * keys (page, limit, search, filters), and a page of 100 long items weighs half a megabyte.
+ */
+export const PUBLIC_CACHE_MAX_JSON = 8 * 1024 * 1024
+
+/**
  * Public item pages and items per query, each instance's own: every write of what they show notifies
  * `CONTENT_CHANGED_CHANNEL` in its transaction, and each instance clears on it.
  */
@@ -31,6 +38,7 @@ export function createPublicItemCache(clock: Pick<Clock, 'nowMs'>): InvalidatedC
     invalidates: (payload) => (SHOWN.has(payload) ? 'all' : 'none'),
     // An unknown slug is not kept: misses cannot crowd out what visitors read.
     keep: (value) => value !== null,
+    maxSize: { total: PUBLIC_CACHE_MAX_JSON, sizeOf: jsonLength },
     clock,
   })
 }
