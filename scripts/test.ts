@@ -34,8 +34,6 @@ const child = spawn(
     '--test-timeout=120000',
     // A file whose tests have all ended exits, whatever timer or socket a timed-out test left behind.
     '--test-force-exit',
-    // Before any TypeScript: the compile cache, so a warm one spares each file's process the stripper.
-    '--import=./src/lib/compile-cache.mjs',
     '--import=./scripts/test-process.ts',
     // Each test file's process loads Curio's modules in 2 s of CPU instead of 5 (see the module's comment).
     '--import=./src/lib/module-hooks.ts',
