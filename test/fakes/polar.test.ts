@@ -117,7 +117,8 @@ describe('Polar fake, through the official SDK', () => {
   })
 
   it('answers injected statuses as Polar does, and holds a request until released', async (t) => {
-    const { fake, polar } = await setup(t, { timeout: 0.05 })
+    // Long enough that an answer is never mistaken for the hang on a busy machine (50 ms was not).
+    const { fake, polar } = await setup(t, { timeout: 0.5 })
     fake.fail({ method: 'DELETE' }, { status: 500 })
     assert.ok((await failure(() => polar.subscriptions.revoke(randomUUID()))) instanceof PolarServerError)
 
