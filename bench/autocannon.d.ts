@@ -14,6 +14,8 @@ declare module 'autocannon' {
     url: string
     connections?: number
     duration?: number
+    /** Stop after this many requests in all (instead of after `duration`). */
+    amount?: number
     pipelining?: number
     method?: string
     headers?: Record<string, string>

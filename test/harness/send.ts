@@ -119,13 +119,12 @@ export type Outcome = { answer: Answer } | { failure: string }
 
 const ANSWER_TIMEOUT_MS = 10_000
 
-/** Sends a generated request through `app.inject`, recording on it what was sent. */
-export async function send(
-  app: App,
+/** A generated request as it goes on the wire: its URL, headers (the caller's credentials first) and body. */
+export function render(
   request: FuzzRequest,
   pools: Pools,
   credentials: Record<string, string>,
-): Promise<Outcome> {
+): { url: string; headers: Record<string, string>; payload: string | undefined } {
   const path = `/${request.pathParts.map((part) => urlPart(part, pools)).join('/')}`
   const query = request.query
     .map(([name, value]) => `${urlPart(name, pools)}=${urlPart(value, pools)}`)
@@ -137,6 +136,17 @@ export async function send(
     payload = jsonOf(request.body.json, pools)
     headers['content-type'] ??= 'application/json'
   } else if (request.body) payload = request.body.raw
+  return { url, headers, payload }
+}
+
+/** Sends a generated request through `app.inject`, recording on it what was sent. */
+export async function send(
+  app: App,
+  request: FuzzRequest,
+  pools: Pools,
+  credentials: Record<string, string>,
+): Promise<Outcome> {
+  const { url, headers, payload } = render(request, pools, credentials)
   request.sent = { url, headers, payload }
   let timer: NodeJS.Timeout | undefined
   try {
