@@ -464,23 +464,21 @@ const describeBurst = (label: string, result: BurstResult) =>
 const cases: CaseResult[] = []
 const { adminUrl, shownUrl } = benchDatabaseUrl()
 const setDropOnSignal = dropDatabaseOnSignal(adminUrl)
-{
-  cases.push(await runCase('memory', 'DATA_DIR=memory', { DATA_DIR: 'memory' }))
-  if (values.postgres) {
-    const dbName = `curio_bench_${Math.random().toString(36).slice(2, 10)}`
-    await adminQuery(adminUrl, `create database "${dbName}"`)
-    setDropOnSignal(dbName)
-    try {
-      const url = new URL(adminUrl)
-      url.pathname = `/${dbName}`
-      cases.push(
-        await runCase('postgres', `Postgres (${shownUrl.replace(/\/[^/]*$/, `/${dbName}`)})`, {
-          DATABASE_URL: url.toString(),
-        }),
-      )
-    } finally {
-      await dropScratchDatabase(adminUrl, dbName, setDropOnSignal)
-    }
+cases.push(await runCase('memory', 'DATA_DIR=memory', { DATA_DIR: 'memory' }))
+if (values.postgres) {
+  const dbName = `curio_bench_${Math.random().toString(36).slice(2, 10)}`
+  await adminQuery(adminUrl, `create database "${dbName}"`)
+  setDropOnSignal(dbName)
+  try {
+    const url = new URL(adminUrl)
+    url.pathname = `/${dbName}`
+    cases.push(
+      await runCase('postgres', `Postgres (${shownUrl.replace(/\/[^/]*$/, `/${dbName}`)})`, {
+        DATABASE_URL: url.toString(),
+      }),
+    )
+  } finally {
+    await dropScratchDatabase(adminUrl, dbName, setDropOnSignal)
   }
 }
 

@@ -4,8 +4,8 @@
  *
  *   npm run bench:memory [-- --idle-ms 3000]
  *
- * Each child runs as `npm start` runs Curio (src/cli.mjs): 8 MB semi-spaces, MALLOC_ARENA_MAX=2, the
- * compile cache on before any TypeScript is read.
+ * Each child runs as `npm start` runs Curio (src/cli.mjs): 8 MB semi-spaces, MALLOC_ARENA_MAX=2 and
+ * fixed 128 KB malloc mmap and trim thresholds, the compile cache on before any TypeScript is read.
  *
  * - `node`: a Node process with Curio's module hooks and nothing else, the floor of any;
  * - `modules`: Curio's modules loaded (both apps' code), nothing started;
@@ -107,7 +107,12 @@ if (values.part) {
         cwd: REPO_ROOT,
         encoding: 'utf8',
         timeout: 120_000,
-        env: { ...process.env, MALLOC_ARENA_MAX: '2' },
+        env: {
+          ...process.env,
+          MALLOC_ARENA_MAX: '2',
+          MALLOC_MMAP_THRESHOLD_: '131072',
+          MALLOC_TRIM_THRESHOLD_: '131072',
+        },
       },
     )
     const line = child.stdout.split('\n').find((text) => text.startsWith('{'))

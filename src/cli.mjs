@@ -23,8 +23,12 @@ if (major < minimum[0] || (major === minimum[0] && minor < minimum[1])) {
 // process (execve: same pid, same output, signals as before) with them, once. V8 lets its young generation
 // grow to 32 MB semi-spaces while the modules load and keeps them: 8 MB ones take ~30 MB off an idle
 // process and cost its requests nothing measurable (bench/README.md, memory). glibc gives each of V8's
-// threads its own malloc arena, whose freed memory stays with the process: 2 take ~10 MB more off.
-// A flag or MALLOC_ARENA_MAX of your own wins; CURIO_RUNTIME_TUNED=1 (set by this re-run) skips it all.
+// threads its own malloc arena, whose freed memory stays with the process: 2 take ~10 MB more off. And
+// glibc raises its mmap threshold each time a large block is freed (up to 32 MB, its trim threshold to
+// twice that), after which the buffers of a start or a burst come from the heap and stay there when freed:
+// fixed 128 KB thresholds (glibc's own starting values) give ~50 MB back after PGlite's start and after a
+// burst of load (bench:burst). A flag or MALLOC_* setting of your own wins; CURIO_RUNTIME_TUNED=1 (set by
+// this re-run) skips it all.
 const TUNED = 'CURIO_RUNTIME_TUNED'
 const SEMI_SPACE = '--max-semi-space-size'
 if (
@@ -37,7 +41,13 @@ if (
   process.execve(
     process.execPath,
     [process.execPath, ...(own ? [] : [`${SEMI_SPACE}=8`]), ...process.execArgv, ...process.argv.slice(1)],
-    { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2', [TUNED]: '1' },
+    {
+      ...process.env,
+      MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
+      MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? '131072',
+      MALLOC_TRIM_THRESHOLD_: process.env.MALLOC_TRIM_THRESHOLD_ ?? '131072',
+      [TUNED]: '1',
+    },
   )
 }
 

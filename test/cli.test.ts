@@ -684,7 +684,13 @@ describe('start through src/cli.mjs (npm start)', () => {
       const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')
       assert.ok(argv.includes('--max-semi-space-size=8'), argv.join(' '))
       const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')
-      assert.ok(environ.includes('MALLOC_ARENA_MAX=2'), 'MALLOC_ARENA_MAX=2')
+      for (const setting of [
+        'MALLOC_ARENA_MAX=2',
+        'MALLOC_MMAP_THRESHOLD_=131072',
+        'MALLOC_TRIM_THRESHOLD_=131072',
+      ]) {
+        assert.ok(environ.includes(setting), setting)
+      }
       child.kill('SIGTERM')
       assert.equal(await exited(child, 30_000), 0, output())
     } finally {
