@@ -8,6 +8,8 @@ declare module 'autocannon' {
     body?: string | Buffer
     /** Called before each send of this request: returns the request to send (rebuilt every time). */
     setupRequest?: (request: Request, context: Record<string, unknown>) => Request | undefined
+    /** Called with each answer to this request. */
+    onResponse?: (status: number, body: string, context: Record<string, unknown>) => void
   }
 
   export interface Options {

@@ -14,10 +14,15 @@
  *    malformed-request harness's own generators (test/harness/requests.ts) from each service's
  *    OpenAPI document: wrong types, missing fields, odd and huge text, bad ids, bad JSON, wrong methods,
  *    anonymous and signed in.
+ * Each reading also gives process.memoryUsage() (bench/memory-preload.mjs, on SIGUSR2) and the resident
+ * memory by kind of mapping (/proc/<pid>/smaps: malloc heap, V8 pages, WebAssembly memory, files).
  * Target (issue 29): within a minute of each burst, RSS is back within 50 MB of idle.
  *
- *   npm run bench:burst [-- --postgres] [-- --reads-seconds 30] [-- --malformed 70000] [-- --after-seconds 60]
+ *   npm run bench:burst [-- --postgres] [-- --only memory|postgres] [-- --reads-seconds 30]
+ *     [-- --malformed 70000] [-- --after-seconds 60] [-- --server-log <file>]
+ *   BENCH_NODE_OPTIONS='--trace-gc' npm run bench:burst …   (flags to try on the server)
  */
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
@@ -63,6 +68,8 @@ const { values } = parseArgs({
     malformed: { type: 'string' },
     'after-seconds': { type: 'string' },
     'idle-ms': { type: 'string' },
+    only: { type: 'string' },
+    'server-log': { type: 'string' },
   },
   strict: true,
 })
@@ -84,7 +91,11 @@ interface AutocannonRequest {
   path: string
   headers?: Record<string, string>
   body?: string
+  onResponse?: (status: number) => void
 }
+
+/** Server errors of the malformed burst by operation: those SPEC.md prescribes, or a defect to chase. */
+const serverErrors = new Map<string, number>()
 
 interface Sample {
   atSeconds: number
@@ -98,6 +109,64 @@ interface Usage {
   heapUsed: number
   external: number
   arrayBuffers: number
+  /** Resident memory by kind of mapping, read at the same moment. */
+  mappings: Mappings
+}
+
+/** Resident memory by kind of mapping, in MB, from /proc/<pid>/smaps. */
+interface Mappings {
+  /** glibc's main heap (`[heap]`) and its other arenas (anonymous mappings of 64 MB reserved). */
+  malloc: number
+  /** V8's heap pages: anonymous mappings of 256 KB each. */
+  v8Pages: number
+  /** WebAssembly memory: the mapping right before its guard region (an anonymous reservation of GBs). */
+  wasm: number
+  /** The node binary, shared libraries and other files. */
+  files: number
+  other: number
+}
+
+const ARENA_RESERVE = 64 * 1024 * 1024
+const GUARD_MIN = 4 * 1024 * 1024 * 1024
+
+function mappingsOf(pid: number): Mappings {
+  const found: { start: number; end: number; name: string; rssKb: number }[] = []
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const head = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s*(.*)$/.exec(line)
+    if (head) {
+      found.push({
+        start: Number.parseInt(head[1]!, 16),
+        end: Number.parseInt(head[2]!, 16),
+        name: head[3]!,
+        rssKb: 0,
+      })
+      continue
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line)
+    if (rss && found.length > 0) found.at(-1)!.rssKb = Number(rss[1])
+  }
+  const totals: Mappings = { malloc: 0, v8Pages: 0, wasm: 0, files: 0, other: 0 }
+  for (const [index, mapping] of found.entries()) {
+    const size = mapping.end - mapping.start
+    const next = found[index + 1]
+    const kind: keyof Mappings =
+      mapping.name === '[heap]'
+        ? 'malloc'
+        : mapping.name.startsWith('/')
+          ? 'files'
+          : mapping.name !== ''
+            ? 'other'
+            : next && next.start === mapping.end && next.name === '' && next.end - next.start >= GUARD_MIN
+              ? 'wasm'
+              : size === 256 * 1024
+                ? 'v8Pages'
+                : mapping.start % ARENA_RESERVE === 0 && size <= ARENA_RESERVE
+                  ? 'malloc'
+                  : 'other'
+    totals[kind] += mapping.rssKb / 1024
+  }
+  for (const key of Object.keys(totals) as (keyof Mappings)[]) totals[key] = round(totals[key], 1)
+  return totals
 }
 
 const PRELOAD = pathToFileURL(join(REPO_ROOT, 'bench', 'memory-preload.mjs')).href
@@ -110,7 +179,9 @@ async function usageOf(child: Child): Promise<Usage> {
     await sleep(50)
     const lines = child.tail().split('\n')
     const line = lines.findLast((text) => text.startsWith('bench-memory '))
-    if (line && child.tail() !== before) return JSON.parse(line.slice('bench-memory '.length)) as Usage
+    if (line && child.tail() !== before) {
+      return { ...JSON.parse(line.slice('bench-memory '.length)), mappings: mappingsOf(child.pid) } as Usage
+    }
   }
   throw new Error(`the server did not print its memory use. Last output:\n${child.tail()}`)
 }
@@ -137,6 +208,8 @@ interface CaseResult {
   idleRssMb: number
   idleUsage: Usage
   bursts: BurstResult[]
+  /** 5xx answers of the malformed burst, by status and operation. */
+  serverErrors: Record<string, number>
 }
 
 const rssOf = (child: Child) => {
@@ -322,22 +395,47 @@ function malformedRequests(
       path: url,
       headers,
       ...(payload === undefined ? {} : { body: payload }),
+      onResponse: (status) => {
+        if (status < 500) return
+        const key = `${status} ${request.operation}`
+        serverErrors.set(key, (serverErrors.get(key) ?? 0) + 1)
+      },
     })
   }
   return requests
 }
 
+/**
+ * Load from `connections` connections that share one walk through `requests`: each connection sends the
+ * next request of the list not yet sent (autocannon alone would have every connection start at the
+ * first), so that a run of N requests sends the first N of the list, each once, round and round.
+ */
 function load(
   url: string,
   requests: AutocannonRequest[],
   options: { connections: number; duration?: number; amount?: number },
 ) {
+  let next = 0
   return autocannon({
     url,
     connections: options.connections,
     ...(options.duration ? { duration: options.duration } : {}),
     ...(options.amount ? { amount: options.amount } : {}),
-    requests,
+    requests: [
+      {
+        setupRequest: (_request, context) => {
+          const chosen = requests[next++ % requests.length]!
+          context.sent = chosen
+          return {
+            method: chosen.method,
+            path: chosen.path,
+            headers: chosen.headers ?? {},
+            ...(chosen.body === undefined ? {} : { body: chosen.body }),
+          }
+        },
+        onResponse: (status, _body, context) => (context.sent as AutocannonRequest).onResponse?.(status),
+      },
+    ],
     timeout: 30,
   })
 }
@@ -392,17 +490,23 @@ async function burst(
 }
 
 async function runCase(name: string, label: string, storage: Record<string, string>): Promise<CaseResult> {
+  serverErrors.clear()
   const ports = await pickPorts()
   const platform = `http://127.0.0.1:${ports.platformPort}`
   const directory = `http://127.0.0.1:${ports.directoryPort}`
-  const child = startCurio(ports, {
-    ...storage,
-    ADMIN_EMAIL,
-    ADMIN_PASSWORD,
-    // Every request reaches its handler: a burst from one address would otherwise be mostly 429s.
-    RATE_LIMIT_BYPASS_LOCALHOST: 'true',
-    NODE_OPTIONS: `--import ${PRELOAD}`,
-  })
+  const child = startCurio(
+    ports,
+    {
+      ...storage,
+      ADMIN_EMAIL,
+      ADMIN_PASSWORD,
+      // Every request reaches its handler: a burst from one address would otherwise be mostly 429s.
+      RATE_LIMIT_BYPASS_LOCALHOST: 'true',
+      // BENCH_NODE_OPTIONS: V8 or Node flags to try on the server (--trace-gc, for instance).
+      NODE_OPTIONS: [process.env.BENCH_NODE_OPTIONS, `--import ${PRELOAD}`].filter(Boolean).join(' '),
+    },
+    { keepOutput: values['server-log'] !== undefined },
+  )
   try {
     await waitFor200(child, [`${platform}/readyz`, `${directory}/readyz`])
     // Its output is still read (the last lines kept): the memory figures come on it.
@@ -418,12 +522,12 @@ async function runCase(name: string, label: string, storage: Record<string, stri
       platform: malformedRequests(
         documents[0]!,
         { anonymous: {}, owner: { authorization: `Bearer ${seeded.ownerToken}` } },
-        Math.min(half, 5000),
+        half,
       ),
       directory: malformedRequests(
         documents[1]!,
         { anonymous: {}, admin: { cookie: seeded.adminCookie } },
-        Math.min(half, 5000),
+        half,
       ),
     }
     // The documents and the generated requests were made here, in the bench; the server's idle comes after.
@@ -447,7 +551,19 @@ async function runCase(name: string, label: string, storage: Record<string, stri
     )
     console.log(describeBurst(label, bursts.at(-1)!))
     await stopChild(child)
-    return { name, label, idleRssMb: round(idleRssMb, 1), idleUsage, bursts }
+    if (values['server-log']) {
+      const file = `${values['server-log']}.${name}`
+      writeFileSync(file, child.output.map((line) => `${round(line.atMs)} ${line.text}`).join('\n'))
+      console.log(`${label}: the server's output is in ${file}`)
+    }
+    return {
+      name,
+      label,
+      idleRssMb: round(idleRssMb, 1),
+      idleUsage,
+      bursts,
+      serverErrors: Object.fromEntries(serverErrors),
+    }
   } finally {
     await killChild(child)
   }
@@ -464,8 +580,11 @@ const describeBurst = (label: string, result: BurstResult) =>
 const cases: CaseResult[] = []
 const { adminUrl, shownUrl } = benchDatabaseUrl()
 const setDropOnSignal = dropDatabaseOnSignal(adminUrl)
-cases.push(await runCase('memory', 'DATA_DIR=memory', { DATA_DIR: 'memory' }))
-if (values.postgres) {
+if (values.only !== undefined && !['memory', 'postgres'].includes(values.only)) {
+  throw new Error('--only must be memory or postgres')
+}
+if (values.only !== 'postgres') cases.push(await runCase('memory', 'DATA_DIR=memory', { DATA_DIR: 'memory' }))
+if (values.postgres || values.only === 'postgres') {
   const dbName = `curio_bench_${Math.random().toString(36).slice(2, 10)}`
   await adminQuery(adminUrl, `create database "${dbName}"`)
   setDropOnSignal(dbName)
@@ -519,6 +638,35 @@ for (const result of cases) {
   }
 }
 console.log(`\n${table(rows)}`)
+const kinds: [keyof Mappings, string][] = [
+  ['malloc', 'malloc heap'],
+  ['v8Pages', 'V8 pages'],
+  ['wasm', 'WebAssembly memory'],
+  ['files', 'code and files'],
+  ['other', 'other'],
+]
+const byKind: (string | number)[][] = [
+  ['case', 'moment', 'RSS MB', ...kinds.map(([, label]) => `${label} MB`)],
+]
+for (const result of cases) {
+  const moments: [string, Usage][] = [['idle', result.idleUsage]]
+  for (const entry of result.bursts) {
+    moments.push(
+      [`end of ${entry.burst}`, entry.usageAtEnd],
+      [`${AFTER_SECONDS} s after ${entry.burst}`, entry.usageAfter],
+    )
+  }
+  for (const [moment, usage] of moments) {
+    byKind.push([result.label, moment, usage.rss, ...kinds.map(([key]) => usage.mappings[key])])
+  }
+}
+console.log(`\nResident memory by kind of mapping (/proc/<pid>/smaps):\n${table(byKind)}`)
+for (const result of cases) {
+  const errors = Object.entries(result.serverErrors).sort((a, b) => b[1] - a[1])
+  if (errors.length === 0) continue
+  console.log(`\n${result.label}: 5xx answers of the malformed burst, by status and operation:`)
+  for (const [key, count] of errors) console.log(`  ${count}  ${key}`)
+}
 const met = cases.every((result) =>
   result.bursts.every((entry) => entry.afterRssMb <= result.idleRssMb + TARGET_BACK_WITHIN_MB),
 )
