@@ -20,7 +20,7 @@
  *
  *   npm run bench:burst [-- --postgres] [-- --only memory|postgres] [-- --reads-seconds 30]
  *     [-- --malformed 70000] [-- --after-seconds 60] [-- --server-log <file>]
- *   BENCH_NODE_OPTIONS='--trace-gc' npm run bench:burst …   (flags to try on the server)
+ *   BENCH_NODE_FLAGS='--trace-gc' npm run bench:burst …   (flags to try on the server)
  */
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -502,10 +502,13 @@ async function runCase(name: string, label: string, storage: Record<string, stri
       ADMIN_PASSWORD,
       // Every request reaches its handler: a burst from one address would otherwise be mostly 429s.
       RATE_LIMIT_BYPASS_LOCALHOST: 'true',
-      // BENCH_NODE_OPTIONS: V8 or Node flags to try on the server (--trace-gc, for instance).
-      NODE_OPTIONS: [process.env.BENCH_NODE_OPTIONS, `--import ${PRELOAD}`].filter(Boolean).join(' '),
+      NODE_OPTIONS: `--import ${PRELOAD}`,
     },
-    { keepOutput: values['server-log'] !== undefined },
+    {
+      keepOutput: values['server-log'] !== undefined,
+      // BENCH_NODE_FLAGS: V8 or Node flags to try on the server (--trace-gc, for instance).
+      nodeArgs: (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean),
+    },
   )
   try {
     await waitFor200(child, [`${platform}/readyz`, `${directory}/readyz`])

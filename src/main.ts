@@ -7,6 +7,7 @@ import { type Config, ConfigError, configurationTable, DEFAULT_DATA_DIR, loadCon
 import type { ServiceName } from './db/index.ts'
 import { DataDirInUseError } from './db/lock.ts'
 import { installLastResort, LOG_FLUSH_MS } from './lib/last-resort.ts'
+import { keepMemoryReducerWorking } from './lib/memory-reducer.ts'
 import { shellWord } from './lib/values.ts'
 import type { Runtime } from './runtime.ts'
 
@@ -236,6 +237,8 @@ async function startProcess(config: Config, services: readonly ServiceName[]) {
   }
   process.on('SIGTERM', () => shutdown('SIGTERM'))
   process.on('SIGINT', () => shutdown('SIGINT'))
+  // A server's heap comes back after a burst only with this on Node 24 (lib/memory-reducer.ts).
+  keepMemoryReducerWorking()
 
   runtime = await startServices(config, services, log, systemClock)
   if (stopping) {
