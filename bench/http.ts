@@ -8,8 +8,9 @@
  * bench/bare-server.ts in another child answering those exact bytes and headers. Each path is then
  * loaded bare, real, real, bare (2 s warm-up, then the run), so drift of the shared machine falls on
  * both servers alike; each server's figures are the mean of its two runs, and its CPU per request is
- * read from /proc (user + system) over its measured runs: the steadiest figure on two cores that
- * autocannon shares.
+ * read from /proc (user + system) over its measured runs. On a machine of two CPUs or more, autocannon
+ * (this process) runs on CPU 0 and each server on CPU 1 (taskset): unpinned, the scheduler moved them
+ * over each other's core and the same comparison moved by 15 points between runs.
  *
  *   npm run bench:http [-- --duration 10] [-- --warmup 2] [-- --connections 50] [-- --log-level info]
  */
@@ -32,6 +33,7 @@ import {
   loadSettings,
   machine,
   pickPorts,
+  pinLoadAndServer,
   type Recorded,
   round,
   spawnNode,
@@ -166,12 +168,11 @@ async function runVariant(logLevel: LogLevel, scratch: string): Promise<VariantR
   let bare: Child | undefined
   try {
     const ports = await pickPorts()
-    real = startCurio(ports, {
-      DATA_DIR: 'memory',
-      LOG_LEVEL: logLevel,
-      ADMIN_EMAIL,
-      ADMIN_PASSWORD,
-    })
+    real = startCurio(
+      ports,
+      { DATA_DIR: 'memory', LOG_LEVEL: logLevel, ADMIN_EMAIL, ADMIN_PASSWORD },
+      { cpu: pinned?.serverCpu },
+    )
     const platform = `http://127.0.0.1:${ports.platformPort}`
     const directory = `http://127.0.0.1:${ports.directoryPort}`
     await waitFor200(real, [`${platform}/readyz`, `${directory}/readyz`])
@@ -200,7 +201,7 @@ async function runVariant(logLevel: LogLevel, scratch: string): Promise<VariantR
     writeFileSync(routesFile, JSON.stringify(routes, null, 2))
 
     const barePort = await freePort()
-    bare = spawnNode({ args: ['bench/bare-server.ts', String(barePort), routesFile] })
+    bare = spawnNode({ args: ['bench/bare-server.ts', String(barePort), routesFile], cpu: pinned?.serverCpu })
     const bareBase = `http://127.0.0.1:${barePort}`
     await waitFor200(
       bare,
@@ -264,6 +265,8 @@ async function runVariant(logLevel: LogLevel, scratch: string): Promise<VariantR
   }
 }
 
+/** The load generator on one CPU and each server on another, where the machine allows. */
+const pinned = pinLoadAndServer()
 const scratch = mkdtempSync(join(tmpdir(), 'curio-bench-http-'))
 const variants: VariantResult[] = []
 const machineBefore = machine()
@@ -278,7 +281,9 @@ process.stdout.write(
     `runs per path ${ORDER.join(', ')}\n` +
     `${machineBefore.node}, ${machineBefore.cpus} CPU(s), ${machineBefore.cpuModel}; ` +
     `load average at start ${machineBefore.loadAverage.join(' / ')}\n` +
-    'autocannon runs in this process; the real services and the bare server in their own child processes.\n' +
+    (pinned
+      ? `autocannon runs in this process, pinned to CPU ${pinned.loadCpu}; the real services and the bare server in child processes pinned to CPU ${pinned.serverCpu} (taskset).\n`
+      : 'autocannon runs in this process; the real services and the bare server in their own child processes (nothing pinned).\n') +
     `load average at end ${machine().loadAverage.join(' / ')} (other work on this machine skews the figures)\n`,
 )
 const cpuCell = (value: number | null) => value ?? 'n/a'
@@ -333,7 +338,14 @@ const path = writeResults('http', {
   at: new Date().toISOString(),
   machine: machineBefore,
   loadAverageAtEnd: machine().loadAverage,
-  settings: { connections, durationSec: duration, warmupSec: warmup, order: ORDER, dataDir: 'memory' },
+  settings: {
+    connections,
+    durationSec: duration,
+    warmupSec: warmup,
+    order: ORDER,
+    dataDir: 'memory',
+    pinned: pinned ?? null,
+  },
   target: { realOverBareAtLeast: TARGET_RATIO },
   variants,
 })

@@ -6,7 +6,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { createServer } from 'node:net'
-import { cpus, loadavg, totalmem } from 'node:os'
+import { availableParallelism, cpus, loadavg, totalmem } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { Result } from 'autocannon'
 import pg from 'pg'
@@ -88,6 +88,8 @@ export interface SpawnOptions {
   nodeArgs?: string[]
   /** Folder the child runs in (another checkout, for instance); the repository root by default. */
   cwd?: string
+  /** Runs the child (and every thread it starts) on this CPU only, through `taskset`. */
+  cpu?: number
 }
 
 /** Spawns `node <args>` from the repository root (or `cwd`), stdout and stderr piped and always drained. */
@@ -97,6 +99,7 @@ export function spawnNode({
   keepOutput = false,
   nodeArgs = [],
   cwd = REPO_ROOT,
+  cpu,
 }: SpawnOptions): Child {
   const childEnv: Record<string, string | undefined> = { ...process.env }
   for (const name of STRIPPED_ENV) delete childEnv[name]
@@ -105,7 +108,10 @@ export function spawnNode({
   // BENCH_CPU_PROF=<dir>: every server child writes a V8 CPU profile there when it exits.
   const profile = process.env.BENCH_CPU_PROF
   const profileArgs = profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []
-  const child = spawn(process.execPath, [...profileArgs, ...nodeArgs, ...args], {
+  const command = [process.execPath, ...profileArgs, ...nodeArgs, ...args]
+  // taskset runs node in its own process (exec): the pid is the server's.
+  const pinned = cpu === undefined ? command : ['taskset', '--cpu-list', String(cpu), ...command]
+  const child = spawn(pinned[0]!, pinned.slice(1), {
     cwd,
     env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -144,7 +150,7 @@ export function spawnNode({
   })
   // Spawn failures surface as 'error'; 'exit' may not follow, so resolve from here too.
   child.once('error', () => {})
-  if (child.pid === undefined) throw new Error(`could not spawn ${process.execPath}`)
+  if (child.pid === undefined) throw new Error(`could not spawn ${pinned[0]}`)
   return {
     process: child,
     pid: child.pid,
@@ -156,6 +162,19 @@ export function spawnNode({
       for (const stop of listeners.splice(0)) stop()
     },
   }
+}
+
+/**
+ * Where a load test runs when the machine has two CPUs or more and `taskset`: the load generator (this
+ * process) on CPU 0 and the server under test on CPU 1, so that neither takes the other's core and a
+ * server's throughput is what one core of it gives. Undefined (nothing pinned) otherwise.
+ */
+export function pinLoadAndServer(): { loadCpu: number; serverCpu: number } | undefined {
+  if (availableParallelism() < 2) return undefined
+  const pinned = spawnSync('taskset', ['--all-tasks', '--cpu-list', '--pid', '0', String(process.pid)], {
+    stdio: 'ignore',
+  })
+  return pinned.status === 0 ? { loadCpu: 0, serverCpu: 1 } : undefined
 }
 
 export function isRunning(child: Child): boolean {
