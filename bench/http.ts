@@ -9,8 +9,9 @@
  * loaded bare, real, real, bare (2 s warm-up, then the run), so drift of the shared machine falls on
  * both servers alike; each server's figures are the mean of its two runs, and its CPU per request is
  * read from /proc (user + system) over its measured runs. On a machine of two CPUs or more, autocannon
- * (this process) runs on CPU 0 and each server on CPU 1 (taskset): unpinned, the scheduler moved them
- * over each other's core and the same comparison moved by 15 points between runs.
+ * (this process) runs on CPU 0 and each server on CPU 1 (taskset), so that neither takes the other's core
+ * and each server is measured on one core of its own. On a shared virtual machine the figures still move
+ * between runs (the bare server alone by a quarter): compare within a run.
  *
  *   npm run bench:http [-- --duration 10] [-- --warmup 2] [-- --connections 50] [-- --log-level info]
  */

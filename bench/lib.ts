@@ -167,7 +167,7 @@ export function spawnNode({
 /**
  * Where a load test runs when the machine has two CPUs or more and `taskset`: the load generator (this
  * process) on CPU 0 and the server under test on CPU 1, so that neither takes the other's core and a
- * server's throughput is what one core of it gives. Undefined (nothing pinned) otherwise.
+ * server's throughput is what one core gives it. Undefined (nothing pinned) otherwise.
  */
 export function pinLoadAndServer(): { loadCpu: number; serverCpu: number } | undefined {
   if (availableParallelism() < 2) return undefined
