@@ -115,6 +115,7 @@ export function createGenerationService(deps: GenerationServiceDeps) {
         at: now,
       })
       if (outcome.status === 'ERROR' && outcome.notify) await outcome.notify(tx)
+      if (outcome.status === 'COMPLETED' && outcome.resolve) await outcome.resolve(tx)
       await events.emit(
         {
           type: 'WorkGenerationCompleted',

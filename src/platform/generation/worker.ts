@@ -48,7 +48,7 @@ export interface GenerationNotifier {
 
 /** How a run ends: its status, the reason for an ERROR, and who to tell. */
 export type Outcome =
-  | { status: 'COMPLETED'; items: GeneratedItem[] }
+  | { status: 'COMPLETED'; items: GeneratedItem[]; resolve?: (tx: Tx) => Promise<unknown> }
   | { status: 'ERROR'; reason: string; notify?: (tx: Tx) => Promise<unknown> }
 
 class RunStopped extends Error {}
@@ -208,13 +208,14 @@ export function createRunExecutor(deps: RunExecutorDeps) {
       if (!outcome) throw new Error('generation ended without an outcome')
       if (outcome.status === 'COMPLETED') {
         logs.push(line(`Stored ${outcome.items.length} items`))
-        const done = await finish(run, work.name, outcome, logs)
-        if (done) {
-          // The provider answered: alerts about it are resolved.
-          await notifications.clearByDeduplicationKey(run.userId, `ai-credits:${providerId}`)
-          await notifications.clearByDeduplicationKey(run.userId, `ai-provider-error:${providerId}`)
-          await notifications.clearByDeduplicationKey(run.userId, `ai-provider-unreachable:${providerId}`)
+        // The provider answered: alerts about it are resolved with the run, in its transaction, so that no
+        // one reads the run completed and its alert still up.
+        const resolve = async (tx: Tx) => {
+          for (const key of ['ai-credits', 'ai-provider-error', 'ai-provider-unreachable']) {
+            await notifications.clearByDeduplicationKey(run.userId, `${key}:${providerId}`, tx)
+          }
         }
+        await finish(run, work.name, { ...outcome, resolve }, logs)
       } else {
         logs.push(line(`Failed: ${outcome.reason}`))
         await finish(run, work.name, outcome, logs)
