@@ -22,27 +22,22 @@
  *     [-- --malformed 70000] [-- --after-seconds 60] [-- --server-log <file>]
  *   BENCH_NODE_FLAGS='--trace-gc' npm run bench:burst …   (flags to try on the server)
  */
-import { readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { pathToFileURL } from 'node:url'
+import { writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import autocannon, { type Result } from 'autocannon'
-import fc from 'fast-check'
-import { type OpenApiDocument, operationsOf } from '../test/harness/openapi.ts'
-import { type FuzzRequest, requestsFor, wrongMethods } from '../test/harness/requests.ts'
-import { Pools, render } from '../test/harness/send.ts'
+import type { Result } from 'autocannon'
+import type { OpenApiDocument } from '../test/harness/openapi.ts'
+import { ADMIN_EMAIL, ADMIN_PASSWORD, load, malformedRequests, readRequests, seed } from './burst-load.ts'
+import { type Mappings, MEMORY_PRELOAD, rssOf, type Usage, usageOf } from './burst-memory.ts'
 import {
   adminQuery,
   benchDatabaseUrl,
   type Child,
-  directorySession,
   dropDatabaseOnSignal,
   dropScratchDatabase,
   killChild,
   machine,
   memoryOf,
   pickPorts,
-  REPO_ROOT,
   round,
   sleep,
   startCurio,
@@ -53,13 +48,7 @@ import {
 } from './lib.ts'
 
 const TARGET_BACK_WITHIN_MB = 50
-const ADMIN_EMAIL = 'burst-admin@example.test'
-const ADMIN_PASSWORD = 'burst-admin-password'
-const OWNER_PASSWORD = 'burst-owner-password'
-const READ_ITEMS = 300
-const FEATURED_ENTRIES = 6
 const SAMPLE_EVERY_MS = 5000
-const SEED = 20261127
 
 const { values } = parseArgs({
   options: {
@@ -86,104 +75,12 @@ for (const [name, value, min] of [
   if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be a whole number >= ${min}`)
 }
 
-interface AutocannonRequest {
-  method: string
-  path: string
-  headers?: Record<string, string>
-  body?: string
-  onResponse?: (status: number) => void
-}
-
 /** Server errors of the malformed burst by operation: those SPEC.md prescribes, or a defect to chase. */
 const serverErrors = new Map<string, number>()
 
 interface Sample {
   atSeconds: number
   rssMb: number
-}
-
-/** process.memoryUsage() of the server in MB, as bench/memory-preload.mjs prints it. */
-interface Usage {
-  rss: number
-  heapTotal: number
-  heapUsed: number
-  external: number
-  arrayBuffers: number
-  /** Resident memory by kind of mapping, read at the same moment. */
-  mappings: Mappings
-}
-
-/** Resident memory by kind of mapping, in MB, from /proc/<pid>/smaps. */
-interface Mappings {
-  /** glibc's main heap (`[heap]`) and its other arenas (anonymous mappings of 64 MB reserved). */
-  malloc: number
-  /** V8's heap pages: anonymous mappings of 256 KB each. */
-  v8Pages: number
-  /** WebAssembly memory: the mapping right before its guard region (an anonymous reservation of GBs). */
-  wasm: number
-  /** The node binary, shared libraries and other files. */
-  files: number
-  other: number
-}
-
-const ARENA_RESERVE = 64 * 1024 * 1024
-const GUARD_MIN = 4 * 1024 * 1024 * 1024
-
-function mappingsOf(pid: number): Mappings {
-  const found: { start: number; end: number; name: string; rssKb: number }[] = []
-  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
-    const head = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s*(.*)$/.exec(line)
-    if (head) {
-      found.push({
-        start: Number.parseInt(head[1]!, 16),
-        end: Number.parseInt(head[2]!, 16),
-        name: head[3]!,
-        rssKb: 0,
-      })
-      continue
-    }
-    const rss = /^Rss:\s+(\d+) kB/.exec(line)
-    if (rss && found.length > 0) found.at(-1)!.rssKb = Number(rss[1])
-  }
-  const totals: Mappings = { malloc: 0, v8Pages: 0, wasm: 0, files: 0, other: 0 }
-  for (const [index, mapping] of found.entries()) {
-    const size = mapping.end - mapping.start
-    const next = found[index + 1]
-    const kind: keyof Mappings =
-      mapping.name === '[heap]'
-        ? 'malloc'
-        : mapping.name.startsWith('/')
-          ? 'files'
-          : mapping.name !== ''
-            ? 'other'
-            : next && next.start === mapping.end && next.name === '' && next.end - next.start >= GUARD_MIN
-              ? 'wasm'
-              : size === 256 * 1024
-                ? 'v8Pages'
-                : mapping.start % ARENA_RESERVE === 0 && size <= ARENA_RESERVE
-                  ? 'malloc'
-                  : 'other'
-    totals[kind] += mapping.rssKb / 1024
-  }
-  for (const key of Object.keys(totals) as (keyof Mappings)[]) totals[key] = round(totals[key], 1)
-  return totals
-}
-
-const PRELOAD = pathToFileURL(join(REPO_ROOT, 'bench', 'memory-preload.mjs')).href
-
-/** Asks the server for its process.memoryUsage() (SIGUSR2 to the preload) and reads the answer. */
-async function usageOf(child: Child): Promise<Usage> {
-  const before = child.tail()
-  child.process.kill('SIGUSR2')
-  for (let waited = 0; waited < 5000; waited += 50) {
-    await sleep(50)
-    const lines = child.tail().split('\n')
-    const line = lines.findLast((text) => text.startsWith('bench-memory '))
-    if (line && child.tail() !== before) {
-      return { ...JSON.parse(line.slice('bench-memory '.length)), mappings: mappingsOf(child.pid) } as Usage
-    }
-  }
-  throw new Error(`the server did not print its memory use. Last output:\n${child.tail()}`)
 }
 
 interface BurstResult {
@@ -210,234 +107,6 @@ interface CaseResult {
   bursts: BurstResult[]
   /** 5xx answers of the malformed burst, by status and operation. */
   serverErrors: Record<string, number>
-}
-
-const rssOf = (child: Child) => {
-  const memory = memoryOf(child.pid)
-  if (!memory) throw new Error(`the server (pid ${child.pid}) is gone. Last output:\n${child.tail()}`)
-  return memory.rssMb
-}
-
-async function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', origin: new URL(url).origin, ...headers },
-    body: JSON.stringify(body),
-  })
-  const text = await response.text()
-  if (response.status >= 300) throw new Error(`POST ${url} answered ${response.status}: ${text}`)
-  return text ? JSON.parse(text) : undefined
-}
-
-const WORDS = ['blue', 'quick', 'atlas', 'river', 'paper', 'signal', 'orbit', 'cedar', 'pixel', 'harbor']
-
-interface Seeded {
-  adminCookie: string
-  slugs: string[]
-  ownerToken: string
-  workIds: string[]
-}
-
-/** Items and a shelf in the directory, an owner with works on the platform: all through the API. */
-async function seed(platform: string, directory: string, directoryPort: number): Promise<Seeded> {
-  const adminCookie = await directorySession(directoryPort, '/api/auth/signin', {
-    email: ADMIN_EMAIL,
-    password: ADMIN_PASSWORD,
-  })
-  const slugs: string[] = []
-  for (let start = 0; start < READ_ITEMS; start += 10) {
-    const created = await Promise.all(
-      Array.from({ length: Math.min(10, READ_ITEMS - start) }, (_, offset) => {
-        const index = start + offset
-        const words = [WORDS[index % WORDS.length], WORDS[(index * 7 + 3) % WORDS.length]]
-        return postJson(
-          `${directory}/api/admin/items`,
-          {
-            name: `Burst ${words.join(' ')} tool ${index}`,
-            description: `Tool ${index} of the burst benchmark: ${words.join(', ')}. `.repeat(8),
-            url: `https://burst-${index}.example`,
-            status: 'published',
-          },
-          { cookie: adminCookie },
-        )
-      }),
-    )
-    for (const answer of created) slugs.push(answer.data.slug)
-  }
-  for (let index = 0; index < FEATURED_ENTRIES; index++) {
-    await postJson(
-      `${directory}/api/admin/featured-items`,
-      {
-        itemSlug: slugs[index],
-        itemName: `Featured ${index}`,
-        itemDescription: `Featured entry ${index} of the burst benchmark.`,
-        featuredOrder: index,
-      },
-      { cookie: adminCookie },
-    )
-  }
-  const owner = await postJson(`${platform}/api/auth/register`, {
-    email: 'burst-owner@example.test',
-    password: OWNER_PASSWORD,
-    name: 'Burst Owner',
-  })
-  const ownerToken = owner.accessToken as string
-  const workIds: string[] = []
-  for (let index = 0; index < 5; index++) {
-    const work = await postJson(
-      `${platform}/api/works`,
-      { name: `Burst directory ${index}`, description: 'Made by the burst benchmark.' },
-      { authorization: `Bearer ${ownerToken}` },
-    )
-    workIds.push((work.data ?? work).id)
-  }
-  return { adminCookie, slugs, ownerToken, workIds }
-}
-
-/** Every connection walks these in turn: different pages, searches and items, so each cache fills. */
-function readRequests(seeded: Seeded): { directory: AutocannonRequest[]; platform: AutocannonRequest[] } {
-  const directory: AutocannonRequest[] = []
-  for (let index = 0; index < 400; index++) {
-    const word = WORDS[index % WORDS.length]!
-    const other = WORDS[(index * 3 + 1) % WORDS.length]!
-    switch (index % 8) {
-      case 0:
-        directory.push({ method: 'GET', path: `/api/items?page=${1 + (index % 15)}&limit=20` })
-        break
-      case 1:
-        directory.push({
-          method: 'GET',
-          path: `/api/items?search=${word}%20${other.slice(0, 3)}&limit=${10 + (index % 40)}`,
-        })
-        break
-      case 2:
-        directory.push({ method: 'GET', path: `/api/items/${seeded.slugs[index % seeded.slugs.length]}` })
-        break
-      case 3:
-        directory.push({ method: 'GET', path: '/api/featured-items' })
-        break
-      case 4:
-        directory.push({ method: 'GET', path: '/api/current-user' })
-        break
-      case 5:
-        directory.push({
-          method: 'GET',
-          path: `/api/items?sort=name&page=${1 + (index % 5)}&limit=${20 + (index % 30)}`,
-        })
-        break
-      case 6:
-        directory.push({
-          method: 'GET',
-          path: `/api/admin/items?search=${word}&limit=10&page=${1 + (index % 3)}`,
-          headers: { cookie: seeded.adminCookie },
-        })
-        break
-      default:
-        directory.push({ method: 'GET', path: index % 80 === 7 ? '/openapi.json' : '/healthz' })
-    }
-  }
-  const bearer = { authorization: `Bearer ${seeded.ownerToken}` }
-  const platform: AutocannonRequest[] = []
-  for (let index = 0; index < 100; index++) {
-    switch (index % 5) {
-      case 0:
-        platform.push({ method: 'GET', path: '/api/works', headers: bearer })
-        break
-      case 1:
-        platform.push({
-          method: 'GET',
-          path: `/api/works/${seeded.workIds[index % seeded.workIds.length]}`,
-          headers: bearer,
-        })
-        break
-      case 2:
-        platform.push({ method: 'GET', path: `/api/activity-log?limit=${5 + (index % 20)}`, headers: bearer })
-        break
-      case 3:
-        platform.push({ method: 'GET', path: '/healthz' })
-        break
-      default:
-        platform.push({ method: 'GET', path: index % 20 === 4 ? '/openapi.json' : '/readyz' })
-    }
-  }
-  return { directory, platform }
-}
-
-const printable = (text: string) => /^[\x21-\x7e]*$/.test(text)
-const headerSafe = (text: string) => /^[\t\x20-\x7e\x80-\xff]*$/.test(text)
-
-/**
- * `count` malformed requests for a service, drawn (with a fixed seed) by the harness's generators from its
- * OpenAPI document, sent as `auths` names them. Requests that cannot go on the wire as raw HTTP/1.1 (a
- * space or a line break in the URL or a header) are left out: the in-process harness covers those.
- */
-function malformedRequests(
-  document: OpenApiDocument,
-  auths: Record<string, Record<string, string>>,
-  count: number,
-): AutocannonRequest[] {
-  const operations = operationsOf(document)
-  const sources = { auths: Object.keys(auths).map((name) => [name, 1] as const) }
-  const wrong = wrongMethods(operations, sources)
-  const generator: fc.Arbitrary<FuzzRequest> = fc.oneof(
-    ...operations.map((operation) => ({ weight: 10, arbitrary: requestsFor(operation, sources) })),
-    ...(wrong ? [{ weight: 3, arbitrary: wrong }] : []),
-  )
-  const pools = new Pools()
-  const requests: AutocannonRequest[] = []
-  for (const request of fc.sample(generator, { numRuns: count, seed: SEED })) {
-    const { url, headers, payload } = render(request, pools, auths[request.auth] ?? {})
-    if (!printable(url)) continue
-    if (!Object.entries(headers).every(([name, value]) => printable(name) && headerSafe(String(value))))
-      continue
-    requests.push({
-      method: request.method,
-      path: url,
-      headers,
-      ...(payload === undefined ? {} : { body: payload }),
-      onResponse: (status) => {
-        if (status < 500) return
-        const key = `${status} ${request.operation}`
-        serverErrors.set(key, (serverErrors.get(key) ?? 0) + 1)
-      },
-    })
-  }
-  return requests
-}
-
-/**
- * Load from `connections` connections that share one walk through `requests`: each connection sends the
- * next request of the list not yet sent (autocannon alone would have every connection start at the
- * first), so that a run of N requests sends the first N of the list, each once, round and round.
- */
-function load(
-  url: string,
-  requests: AutocannonRequest[],
-  options: { connections: number; duration?: number; amount?: number },
-) {
-  let next = 0
-  return autocannon({
-    url,
-    connections: options.connections,
-    ...(options.duration ? { duration: options.duration } : {}),
-    ...(options.amount ? { amount: options.amount } : {}),
-    requests: [
-      {
-        setupRequest: (_request, context) => {
-          const chosen = requests[next++ % requests.length]!
-          context.sent = chosen
-          return {
-            method: chosen.method,
-            path: chosen.path,
-            headers: chosen.headers ?? {},
-            ...(chosen.body === undefined ? {} : { body: chosen.body }),
-          }
-        },
-        onResponse: (status, _body, context) => (context.sent as AutocannonRequest).onResponse?.(status),
-      },
-    ],
-    timeout: 30,
-  })
 }
 
 async function burst(
@@ -502,7 +171,7 @@ async function runCase(name: string, label: string, storage: Record<string, stri
       ADMIN_PASSWORD,
       // Every request reaches its handler: a burst from one address would otherwise be mostly 429s.
       RATE_LIMIT_BYPASS_LOCALHOST: 'true',
-      NODE_OPTIONS: `--import ${PRELOAD}`,
+      NODE_OPTIONS: `--import ${MEMORY_PRELOAD}`,
     },
     {
       keepOutput: values['server-log'] !== undefined,
@@ -521,16 +190,19 @@ async function runCase(name: string, label: string, storage: Record<string, stri
       ),
     )
     const half = Math.ceil(MALFORMED / 2)
+    const countServerError = (key: string) => serverErrors.set(key, (serverErrors.get(key) ?? 0) + 1)
     const malformed = {
       platform: malformedRequests(
         documents[0]!,
         { anonymous: {}, owner: { authorization: `Bearer ${seeded.ownerToken}` } },
         half,
+        countServerError,
       ),
       directory: malformedRequests(
         documents[1]!,
         { anonymous: {}, admin: { cookie: seeded.adminCookie } },
         half,
+        countServerError,
       ),
     }
     // The documents and the generated requests were made here, in the bench; the server's idle comes after.

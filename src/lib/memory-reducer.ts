@@ -20,11 +20,8 @@ export const NUDGE_INTERVAL_MS = 30_000
  * function that stops it; the timer never keeps the process alive.
  */
 export function keepMemoryReducerWorking(
-  schedule: (
-    run: () => void,
-    ms: number,
-  ) => { unref(): unknown } & Parameters<typeof clearInterval>[0] = setInterval,
-  stop: (timer: Parameters<typeof clearInterval>[0]) => void = clearInterval,
+  schedule: (run: () => void, ms: number) => NodeJS.Timeout = setInterval,
+  stop: (timer: NodeJS.Timeout) => void = clearInterval,
 ): () => void {
   const nudge = () => {
     new Script('0')
