@@ -24,6 +24,12 @@ import { type CorsSettings, corsPolicy, registerCors } from './cors.ts'
 import { MAX_JSON_DEPTH, nestsDeeperThan, someText, tooDeep } from './edge-values.ts'
 import { clientErrorAnswer, fieldLocator, type PublicError, toPublicError } from './errors.ts'
 import { type AppMetrics, installMetricHooks, metricsRoute } from './metrics.ts'
+import {
+  type ReadinessCheck,
+  type ReadinessChecks,
+  ReadinessTimeout,
+  withinReadinessTimeout,
+} from './readiness.ts'
 import { LazyRequestLogger } from './request-logger.ts'
 import { described, HealthAnswer, NotReadyAnswer, ReadyAnswer, RootAnswer } from './schemas.ts'
 
@@ -61,18 +67,6 @@ export interface BaseAppOptions {
   /** The 503 `DATABASE_UNAVAILABLE` answer in the service's shape, documented on every route of a module. */
   outageResponse: unknown
   tags: { name: string; description: string }[]
-}
-
-export interface ReadinessCheck {
-  status: 'ok' | 'degraded' | 'unavailable'
-  detail?: string
-}
-
-/** The checks of /readyz by name: the database, the job queue, and Redis when one is configured. */
-export interface ReadinessChecks {
-  database: () => Promise<ReadinessCheck>
-  jobs: () => Promise<ReadinessCheck>
-  redis?: () => Promise<ReadinessCheck>
 }
 
 type SecurityScheme =
@@ -394,23 +388,6 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
   })
 
   return app
-}
-
-/** How long /readyz waits for each check (all run at once): a load balancer must hear within a second. */
-export const READINESS_TIMEOUT_MS = 1000
-
-class ReadinessTimeout extends Error {}
-
-/** A check's answer, or a failure once READINESS_TIMEOUT_MS has passed without one. */
-function withinReadinessTimeout(check: Promise<ReadinessCheck>): Promise<ReadinessCheck> {
-  let timer: NodeJS.Timeout | undefined
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new ReadinessTimeout(`no answer within ${READINESS_TIMEOUT_MS} ms`)),
-      READINESS_TIMEOUT_MS,
-    )
-  })
-  return Promise.race([check, deadline]).finally(() => clearTimeout(timer))
 }
 
 /** A missing body as `{}`, on the routes whose body may be left out. */

@@ -1,7 +1,35 @@
 import type { ServiceDatabase } from '../db/index.ts'
 import type { Jobs } from '../jobs/index.ts'
 import type { RateLimiter } from '../lib/rate-limiter.ts'
-import type { ReadinessCheck, ReadinessChecks } from './app.ts'
+
+export interface ReadinessCheck {
+  status: 'ok' | 'degraded' | 'unavailable'
+  detail?: string
+}
+
+/** The checks of /readyz by name: the database, the job queue, and Redis when one is configured. */
+export interface ReadinessChecks {
+  database: () => Promise<ReadinessCheck>
+  jobs: () => Promise<ReadinessCheck>
+  redis?: () => Promise<ReadinessCheck>
+}
+
+/** How long /readyz waits for each check (all run at once): a load balancer must hear within a second. */
+export const READINESS_TIMEOUT_MS = 1000
+
+export class ReadinessTimeout extends Error {}
+
+/** A check's answer, or a failure once READINESS_TIMEOUT_MS has passed without one. */
+export function withinReadinessTimeout(check: Promise<ReadinessCheck>): Promise<ReadinessCheck> {
+  let timer: NodeJS.Timeout | undefined
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new ReadinessTimeout(`no answer within ${READINESS_TIMEOUT_MS} ms`)),
+      READINESS_TIMEOUT_MS,
+    )
+  })
+  return Promise.race([check, deadline]).finally(() => clearTimeout(timer))
+}
 
 /**
  * What both services' /readyz checks, by name: `database`, `jobs` (the job queue), and `redis` (the
