@@ -8,8 +8,9 @@ import type { FastifyRequest, RouteOptions } from 'fastify'
  * - `admin-401`: a directory admin, 401 for a non-admin too (SPEC.md: categories).
  * - `jwt`: a platform access token only (401 without; 403 for an API key).
  * - `jwt-or-api-key`: a platform access token or API key (401 without).
+ * - `api-key`: a platform API key only (401 without, and for an access token): the MCP endpoint.
  */
-export type AccessLevel = 'public' | 'session' | 'admin' | 'admin-401' | 'jwt' | 'jwt-or-api-key'
+export type AccessLevel = 'public' | 'session' | 'admin' | 'admin-401' | 'jwt' | 'jwt-or-api-key' | 'api-key'
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -23,9 +23,10 @@ import type { Verification } from './deploy/verification.ts'
 import type { DomainEvent, PlatformEvents } from './events.ts'
 import { generationModule } from './generation/module.ts'
 import type { GenerationService } from './generation/service.ts'
-import { createRequireAuth, createRequireJwt } from './http/guard.ts'
+import { createRequireApiKey, createRequireAuth, createRequireJwt } from './http/guard.ts'
 import { errors, PlatformError } from './http/schemas.ts'
 import { getOrCreateInstanceSecret } from './instance/service.ts'
+import { mcpModule } from './mcp/module.ts'
 import { notificationsModule } from './notifications/module.ts'
 import type { NotificationService } from './notifications/service.ts'
 import { pluginsModule } from './plugins/module.ts'
@@ -87,6 +88,7 @@ export async function buildPlatformApp(deps: PlatformDeps): Promise<PlatformApp>
   const apiKeys = apiKeysModule({ db, clock, log, usageFlushMs: config.apiKeyUsageFlushMs })
   const requireAuth = createRequireAuth({ accessTokens, apiKeys: apiKeys.apiKeys })
   const requireJwt = createRequireJwt({ accessTokens })
+  const requireApiKey = createRequireApiKey({ apiKeys: apiKeys.apiKeys })
 
   const app = await createBaseApp({
     service: 'platform',
@@ -113,6 +115,13 @@ export async function buildPlatformApp(deps: PlatformDeps): Promise<PlatformApp>
         guard: requireAuth,
         security: [{ bearerAuth: [] }, { apiKey: [] }],
         says: 'Access: an access token or an API key (401 without one).',
+      },
+      'api-key': {
+        guard: requireApiKey,
+        security: [{ apiKey: [] }],
+        says:
+          'Access: an API key, as `x-api-key: svc_live_…` or `Authorization: Bearer svc_live_…` (401 without ' +
+          'one, and for an access token).',
       },
     },
     securitySchemes: {
@@ -141,6 +150,11 @@ export async function buildPlatformApp(deps: PlatformDeps): Promise<PlatformApp>
       {
         name: 'notifications',
         description: 'In-app notifications: problems to act on, banners, read and dismissed state',
+      },
+      {
+        name: 'mcp',
+        description:
+          'The Model Context Protocol endpoint: the platform’s tools for AI assistants, by API key',
       },
     ],
   })
@@ -254,6 +268,16 @@ export async function buildPlatformApp(deps: PlatformDeps): Promise<PlatformApp>
     batchDelayMs: config.deployBatchDelayMs,
   })
 
+  const mcp = mcpModule({
+    works: works.works,
+    generation: generation.generation,
+    deploy: deploy.deploy,
+    activityLog: activity.activityLog,
+    reconciler: activity.reconciler,
+    notifications: notifications.notifications,
+    rateLimit,
+  })
+
   installModules(
     app,
     [
@@ -266,6 +290,7 @@ export async function buildPlatformApp(deps: PlatformDeps): Promise<PlatformApp>
       generation.module,
       webhooks.module,
       deploy.module,
+      mcp.module,
     ],
     {
       jobs,

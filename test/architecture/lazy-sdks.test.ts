@@ -31,6 +31,9 @@ const SDK_PACKAGES = [
   'ioredis',
   'undici',
   'libsodium-wrappers',
+  // The MCP SDK and its zod load at the first /mcp request.
+  '@modelcontextprotocol/sdk',
+  'zod',
 ]
 
 interface Loaded {

@@ -68,7 +68,7 @@ function assertRefused(res: LightMyRequestResponse, status: number, code: string
 }
 
 /** What each level answers, per service: a new level must be added here before it can be used. */
-const PLATFORM_LEVELS: readonly AccessLevel[] = ['public', 'jwt', 'jwt-or-api-key']
+const PLATFORM_LEVELS: readonly AccessLevel[] = ['public', 'jwt', 'jwt-or-api-key', 'api-key']
 const DIRECTORY_LEVELS: readonly AccessLevel[] = ['public', 'session', 'admin', 'admin-401']
 
 describe('access matrix: the platform', () => {
@@ -190,13 +190,26 @@ describe('access matrix: the platform', () => {
       const forged = await platform.app.inject(
         invalidRequest(route, { authorization: 'Bearer forged.token.here' }),
       )
-      assertRefused(forged, 401, 'INVALID_TOKEN', `${label} with a forged token`)
-      if (route.access === 'jwt-or-api-key') {
+      // A route for API keys only sees no key in a token, forged or not.
+      const tokenCode = route.access === 'api-key' ? 'UNAUTHORIZED' : 'INVALID_TOKEN'
+      assertRefused(forged, 401, tokenCode, `${label} with a forged token`)
+      if (route.access === 'jwt-or-api-key' || route.access === 'api-key') {
         const key = await platform.app.inject(
           invalidRequest(route, { 'x-api-key': `svc_live_${'0'.repeat(64)}` }),
         )
         assertRefused(key, 401, 'INVALID_API_KEY', `${label} with a forged key`)
       }
+    }
+  })
+
+  it('routes for API keys only refuse a valid access token with 401', async () => {
+    const keyOnly = routesOf(platform.app.routeCatalog).filter((route) => route.access === 'api-key')
+    assert.ok(keyOnly.length > 0)
+    for (const route of keyOnly) {
+      const res = await platform.app.inject(
+        invalidRequest(route, { authorization: `Bearer ${stranger.token}` }),
+      )
+      assertRefused(res, 401, 'UNAUTHORIZED', `${route.method} ${route.url} with an access token`)
     }
   })
 
@@ -421,6 +434,7 @@ describe('access matrix: the reference', () => {
   const SECURITY: Partial<Record<AccessLevel, unknown>> = {
     jwt: [{ bearerAuth: [] }],
     'jwt-or-api-key': [{ bearerAuth: [] }, { apiKey: [] }],
+    'api-key': [{ apiKey: [] }],
     session: [{ sessionCookie: [] }],
     admin: [{ sessionCookie: [] }],
     'admin-401': [{ sessionCookie: [] }],

@@ -91,19 +91,39 @@ export function createRequireAuth({
   }
 }
 
+/** What an API key meets on a route for access tokens only (and on the MCP tools that act through one). */
+export const apiKeyNotAllowed = () =>
+  forbidden(
+    'API keys cannot manage API keys, passwords, plugins, notifications or deployments: use an access token',
+    'API_KEY_NOT_ALLOWED',
+  )
+
 /**
  * The guard of routes only a signed-in person may use (API keys, password, plugins, notifications, deploy):
  * an access token, or 401/403.
  */
 export function createRequireJwt({ accessTokens }: { accessTokens: AccessTokenVerifier }): AuthGuard {
   return async function requireJwt(req) {
-    if (presentedApiKey(req) !== undefined) {
-      throw forbidden(
-        'API keys cannot manage API keys, passwords, plugins, notifications or deployments: use an access token',
-        'API_KEY_NOT_ALLOWED',
+    if (presentedApiKey(req) !== undefined) throw apiKeyNotAllowed()
+    req.auth = await jwtAuth(req, accessTokens)
+  }
+}
+
+/**
+ * The guard of the MCP endpoint, which machines call with a key: an API key (`x-api-key` or `Bearer
+ * svc_live_…`), or 401, an access token included.
+ */
+export function createRequireApiKey({ apiKeys }: { apiKeys: ApiKeyAuthenticator }): AuthGuard {
+  return async function requireApiKey(req) {
+    const key = presentedApiKey(req)
+    if (key === undefined) {
+      throw unauthorized(
+        'An API key is required: send x-api-key: svc_live_… or Authorization: Bearer svc_live_…',
       )
     }
-    req.auth = await jwtAuth(req, accessTokens)
+    const authenticated = await apiKeys.authenticate(key)
+    if (!authenticated) throw unauthorized('Invalid, expired or revoked API key', 'INVALID_API_KEY')
+    req.auth = { userId: authenticated.userId, method: 'api_key', apiKeyId: authenticated.id }
   }
 }
 
