@@ -27,6 +27,7 @@ import { createDirectoryEnvelope } from './instance/envelope.ts'
 import { itemsModule } from './items/module.ts'
 import { categoryUsage, companyUsage, itemDisplay, tagUsage } from './items/usage.ts'
 import { locationsModule } from './locations/module.ts'
+import { mcpModule } from './mcp/module.ts'
 import { notificationsModule } from './notifications/module.ts'
 import { paymentsModule } from './payments/module.ts'
 import { reportsModule } from './reports/module.ts'
@@ -140,6 +141,10 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
       { name: 'roles', description: 'Admin roles and their permissions' },
       { name: 'settings', description: 'The site’s typed settings' },
       { name: 'tags', description: 'Item tags, and how many items carry each' },
+      {
+        name: 'mcp',
+        description: 'The Model Context Protocol endpoint: the public reads as tools for AI assistants',
+      },
       { name: 'users', description: 'Admin management of users' },
     ],
   })
@@ -264,6 +269,13 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
     handlers: [sponsorAds.paymentHandler],
   })
 
+  const mcp = mcpModule({
+    site: items.site,
+    categories: categories.categories,
+    featured: featured.featured,
+    rateLimit,
+  })
+
   installModules(
     app,
     [
@@ -289,6 +301,7 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
       reports.module,
       geocoding.module,
       locations.module,
+      mcp.module,
     ],
     { jobs, notifications: createNotifications(database.source, log) },
   )

@@ -183,6 +183,11 @@ export function problemsOf(request: FuzzRequest, answer: Answer, rules: AnswerRu
     if (answer.body !== '') problems.push('a 204 with a body')
     return problems
   }
+  // MCP: a notification (a JSON-RPC message without an id) is accepted with a 202 and no body.
+  if (answer.status === 202 && request.path === '/mcp') {
+    if (answer.body !== '') problems.push('a 202 to an MCP notification with a body')
+    return problems
+  }
   if (type.startsWith('text/csv')) return [...problems, ...csvProblems(answer.body)]
   if (!json) return [...problems, `a ${answer.status} that is ${type || 'untyped'}, neither JSON nor CSV`]
   if (!json.ok) return [...problems, `a ${answer.status} whose body is not valid JSON`]
