@@ -22374,6 +22374,172 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * MCP endpoint (Model Context Protocol)
+         * @description The Model Context Protocol endpoint (Streamable HTTP transport, stateless: no `Mcp-Session-Id`, any instance answers any call). The body is one JSON-RPC 2.0 message: `initialize`, then `tools/list` and `tools/call`; a notification (no `id`) is answered 202 with no body. Answers are JSON, never an event stream; `GET` and `DELETE /mcp` are 405 (`Allow: POST`), as a stateless server answers. A tool’s failure is a result with `isError: true` carrying the REST error’s status, code and message; a bad message is a 400 in this service’s error shape. Public and read-only; tools: `search_items`, `get_item`, `list_categories`, `list_featured_items`, over the same cached reads as the public routes. 100 per minute per client IP (429 with `Retry-After`).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description A JSON-RPC 2.0 message of the Model Context Protocol */
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "jsonrpc": "2.0",
+                     *       "id": 1,
+                     *       "method": "tools/call",
+                     *       "params": {
+                     *         "name": "list_works",
+                     *         "arguments": {}
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        jsonrpc: "2.0";
+                        /** @description absent for a notification, which is answered 202 with no body */
+                        id?: string | number;
+                        /**
+                         * @description `initialize`, `notifications/initialized`, `ping`, `tools/list` or `tools/call`
+                         * @example tools/call
+                         */
+                        method: string;
+                        params?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description The JSON-RPC answer. A tool that failed answers a result with `isError: true`, its text the REST error as JSON (`{"status":404,"code":"WORK_NOT_FOUND","message":"Work not found"}`) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "jsonrpc": "2.0",
+                         *       "id": 1,
+                         *       "result": {
+                         *         "content": [
+                         *           {
+                         *             "type": "text",
+                         *             "text": "{\"success\":true,\"data\":[{\"id\":\"coffee\",\"name\":\"Coffee\",\"itemCount\":12}]}"
+                         *           }
+                         *         ],
+                         *         "structuredContent": {
+                         *           "success": true,
+                         *           "data": [
+                         *             {
+                         *               "id": "coffee",
+                         *               "name": "Coffee",
+                         *               "itemCount": 12
+                         *             }
+                         *           ]
+                         *         }
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @enum {string} */
+                            jsonrpc: "2.0";
+                            id: string | number | null;
+                            result?: {
+                                [key: string]: unknown;
+                            };
+                            error?: {
+                                code: number;
+                                message: string;
+                                data?: unknown;
+                            };
+                        };
+                    };
+                };
+                /** @description A notification, accepted: no body */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Invalid input. `VALIDATION_ERROR`: A field of params, query or body is invalid; `details` names each one. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+                /** @description Body too large. `PAYLOAD_TOO_LARGE`: The body is larger than the service accepts. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+                /** @description Body not JSON. `UNSUPPORTED_MEDIA_TYPE`: A body in another format than JSON. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+                /** @description Rate limited. `RATE_LIMITED`: Too many requests; `Retry-After` says when to try again. */
+                429: {
+                    headers: {
+                        /** @description seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description requests allowed per window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description when the window resets, in Unix seconds */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+                /** @description Not ready. `DATABASE_UNAVAILABLE`: The database cannot be reached or did not answer in time; `Retry-After` says when to try again. */
+                503: {
+                    headers: {
+                        /** @description seconds to wait before trying again while the database cannot be reached */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/stripe/webhook": {
         parameters: {
             query?: never;
