@@ -1,5 +1,5 @@
 // Signs in to the platform, enables the OpenAI plugin, creates a work, generates its items and reads the
-// activity log. Run: CURIO_EMAIL=… CURIO_PASSWORD=… OPENAI_API_KEY=… node generate-work.ts
+// activity log. Run: CURIO_EMAIL=… CURIO_PASSWORD=… OPENAI_API_KEY=… npm exec -- node generate-work.ts
 import { createPlatformClient } from '@curio/client'
 
 const baseUrl = process.env.CURIO_PLATFORM_URL ?? 'http://localhost:3000'

@@ -1,4 +1,4 @@
-// Lists a directory's published items, page by page. Run: CURIO_DIRECTORY_URL=… node list-items.ts
+// Lists a directory’s published items, page by page. Run: CURIO_DIRECTORY_URL=… npm exec -- node list-items.ts
 import { createDirectoryClient } from '@curio/client'
 
 const directory = createDirectoryClient({

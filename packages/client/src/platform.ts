@@ -49,13 +49,12 @@ export type PlatformClient = Client<paths> & {
   tokens(): { accessToken: string; refreshToken: string | undefined } | undefined
 }
 
-const REFRESH_PATH = '/api/auth/refresh'
-
 /**
  * A typed client of the platform API (`openapi-fetch`: `GET`, `POST`, … answer `{ data, error, response }`).
- * Without credentials it calls the public routes only (`POST /api/auth/login` gives the tokens). With an API key it sends `x-api-key`. With an access token it sends `Authorization: Bearer`; given a refresh
- * token too, a 401 renews the pair once (concurrent 401s share that one renewal, since a refresh token works
- * once) and the request is sent again once with the new token.
+ * Without credentials it calls the public routes only (`POST /api/auth/login` gives the tokens). With an
+ * API key it sends `x-api-key`. With an access token it sends `Authorization: Bearer`; given a refresh token
+ * too, a 401 renews the pair once (concurrent 401s share that one renewal, since a refresh token works once)
+ * and the request is sent again once with the new token.
  */
 export function createPlatformClient(options: PlatformClientOptions): PlatformClient {
   const send = options.fetch ?? ((request: Request) => globalThis.fetch(request))
@@ -68,13 +67,14 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
           onTokens: options.onTokens,
         }
       : undefined
+  const refreshUrl = `${baseUrl}/api/auth/refresh`
   let renewal: Promise<boolean> | undefined
 
   /** Spends the refresh token for a new pair; false when the platform refuses it (the caller then sees its 401). */
   async function renew(): Promise<boolean> {
     if (!bearer?.refreshToken) return false
     const response = await send(
-      new Request(`${baseUrl}${REFRESH_PATH}`, {
+      new Request(refreshUrl, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ refreshToken: bearer.refreshToken }),
@@ -104,7 +104,7 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
 
   async function fetchWithAuth(request: Request): Promise<Response> {
     const sentToken = bearer?.accessToken
-    const canRenew = bearer?.refreshToken !== undefined && new URL(request.url).pathname !== REFRESH_PATH
+    const canRenew = bearer?.refreshToken !== undefined && !request.url.startsWith(refreshUrl)
     // The body can be read once: a copy is kept for the one retry.
     const retry = canRenew ? request.clone() : undefined
     const response = await send(authorized(request, sentToken))
