@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { Type } from 'typebox'
-import { CLIENT_FILES, clientFiles, staleFiles, staleMessage } from '../../scripts/openapi.ts'
+import { CLIENT_FILES, clientFiles, clientTypesOf, staleFiles, staleMessage } from '../../scripts/openapi.ts'
 import { ROOT } from '../helpers/markdown.ts'
 
 const PROBE = '/api/client-check-probe'
@@ -44,6 +44,21 @@ describe('npm run openapi:check', () => {
       `${JSON.stringify(document, null, 2)}\n`,
       readFileSync(join(ROOT, 'packages/client/openapi/platform.json'), 'utf8'),
     )
+  })
+
+  it('a changed body schema changes the generated types, which the check compares', async () => {
+    const committed = readFileSync(join(ROOT, 'packages/client/openapi/platform.json'), 'utf8')
+    assert.equal(
+      await clientTypesOf('platform', committed),
+      readFileSync(CLIENT_FILES.platform.types, 'utf8'),
+    )
+    const document = JSON.parse(committed)
+    const body = document.paths['/api/works'].post.requestBody.content['application/json'].schema
+    body.properties.region = { type: 'string' }
+    body.required.push('region')
+    const changed = await clientTypesOf('platform', JSON.stringify(document))
+    assert.notEqual(changed, readFileSync(CLIENT_FILES.platform.types, 'utf8'))
+    assert.match(changed, /region: string;/)
   })
 
   it('names each stale file and the command that rewrites it', () => {
