@@ -5,10 +5,11 @@
  * file that differs and the command that rewrites it, when the committed ones are not what the routes
  * declare now.
  *
- * The apps are built as `npm start -- --data-dir memory` builds them, from the default settings only (never
+ * The apps are built as `DATA_DIR=memory npm start` builds them, from the default settings only (never
  * this machine's environment, so the bytes are the same everywhere) and made ready, but never listen and
- * start no job queue. Their database is a throwaway embedded one in memory (nothing on disk, no Postgres):
- * the migrations create its tables, then it is set read-only, so building the apps and their `onReady`
+ * start no job queue. Their database is a throwaway embedded one in memory, loaded from the cluster cached
+ * in node_modules/.cache/curio (no data folder, no Postgres): the migrations bring it up to date, then it
+ * is set read-only, so building the apps and their `onReady`
  * (the recoveries' reads, the caches' LISTEN) provably write nothing; a write would fail the script. The
  * settings that would make a local instance generate and store a key (JWT_SECRET, PLATFORM_ENCRYPTION_KEY,
  * DIRECTORY_ENCRYPTION_KEY) are given throwaway values for that reason; nothing is sealed or signed.
