@@ -21,6 +21,7 @@ import { crmModule } from './crm/module.ts'
 import { dashboardCache, dashboardModule } from './dashboard/module.ts'
 import { favoritesModule } from './favorites/module.ts'
 import { featuredModule } from './featured/module.ts'
+import { feedsCache, feedsModule } from './feeds/module.ts'
 import { geocodingModule } from './geocoding/module.ts'
 import { DirectoryError, errors } from './http/schemas.ts'
 import { createDirectoryEnvelope } from './instance/envelope.ts'
@@ -180,8 +181,16 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
   const categories = categoriesModule({ db, clock, config, usage: categoryUsage })
   const favorites = favoritesModule({ db, clock })
   const featured = featuredModule({ db, clock, itemBySlug: (slug) => itemDisplay(db, slug) })
+  // Made first: item, tag, company and settings writes clear it on this instance.
+  const feedCache = feedsCache(clock)
   // The locations module is made further down; the map status asks it only when called.
-  const site = siteModule({ db, clock, config, locationIndex: () => locations.locations.indexStatus() })
+  const site = siteModule({
+    db,
+    clock,
+    config,
+    locationIndex: () => locations.locations.indexStatus(),
+    alsoClears: [feedCache],
+  })
   const siteLocationEnabled = async () => (await site.site.settings()).data.location.enabled
   const geocoding = geocodingModule({ config, clock, siteLocationEnabled })
   // Made first: item, comment and notification writes clear it on this instance.
@@ -192,15 +201,15 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
     clock,
     log,
     rateLimit,
-    alsoClears: [categories.cache, figures.clears.items],
+    alsoClears: [categories.cache, figures.clears.items, feedCache],
     submissionsOpen: async () => (await site.site.settings()).data.submissions.enabled,
     categories: categories.categories,
     collections: itemCollections,
     profiles: clients.profiles,
   })
   const notifications = notificationsModule({ db, clock, caches: [figures.clears.notices] })
-  const tags = tagsModule({ db, clock, caches: [items.cache], usage: tagUsage })
-  const companies = companiesModule({ db, clock, caches: [items.cache], usage: companyUsage })
+  const tags = tagsModule({ db, clock, caches: [items.cache, feedCache], usage: tagUsage })
+  const companies = companiesModule({ db, clock, caches: [items.cache, feedCache], usage: companyUsage })
   const comments = commentsModule({
     db,
     clock,
@@ -260,6 +269,14 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
     locationEnabled: async () => config.locationEnabled && (await siteLocationEnabled()),
     caches: items.items.caches,
   })
+  const feeds = feedsModule({
+    db,
+    clock,
+    config,
+    rateLimit,
+    settings: () => site.site.settings(),
+    cache: feedCache,
+  })
   const payments = paymentsModule({
     db,
     clock,
@@ -301,6 +318,7 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
       reports.module,
       geocoding.module,
       locations.module,
+      feeds.module,
       mcp.module,
     ],
     { jobs, notifications: createNotifications(database.source, log) },

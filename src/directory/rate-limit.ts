@@ -14,4 +14,8 @@ export const RATE_LIMITS = {
   reports: { limit: 20, windowMs: HOUR_MS },
   /** The public map's reads, as the public item list. */
   locations: { limit: 100, windowMs: MINUTE_MS },
+  /** The feeds and llms.txt, as the public item list. */
+  feeds: { limit: 100, windowMs: MINUTE_MS },
+  /** The whole published directory in one document: enough to follow it, not to fetch it in a loop. */
+  itemsExport: { limit: 10, windowMs: MINUTE_MS },
 } as const satisfies Record<string, RateLimitRule>

@@ -1,4 +1,5 @@
 import { parse } from 'csv-parse/sync'
+import { XMLValidator } from 'fast-xml-parser'
 import { EXPORT_HEADER } from '../../src/platform/activity-log/service.ts'
 import type { ResponseCheck } from './openapi.ts'
 import type { FuzzRequest } from './requests.ts'
@@ -116,6 +117,10 @@ export interface AnswerRules {
   errorShapeOf?(request: FuzzRequest, status: number): ErrorShape | undefined
   /** The validator of a route's declared JSON answer for a status, if it declares one. */
   response(method: string, path: string, status: number): ResponseCheck | undefined
+  /** The media types a route declares for a status' answer, if the document has the route. */
+  mediaTypes?(method: string, path: string, status: number): string[] | undefined
+  /** The validator of a route's declared answer of another JSON media type (`application/feed+json`). */
+  responseOf?(method: string, path: string, status: number, mediaType: string): ResponseCheck | undefined
   /** The statuses a route declares, or undefined for a path and method the document does not have. */
   declared(method: string, path: string): string[] | undefined
   /** A 5xx the specification itself prescribes (the Git routes without a configured repository). */
@@ -142,6 +147,28 @@ function parsed(answer: Answer): { ok: true; value: unknown } | { ok: false } {
   } catch {
     return { ok: false }
   }
+}
+
+/**
+ * A success of a media type other than JSON or CSV: one the route declares for the status, and well formed
+ * for its kind (XML parses, JSON parses and meets its schema, text is not empty).
+ */
+function declaredMediaProblems(request: FuzzRequest, answer: Answer, rules: AnswerRules, mediaType: string) {
+  const declared = rules.mediaTypes?.(request.method, request.path, answer.status) ?? []
+  if (!declared.includes(mediaType)) {
+    return [`a ${answer.status} that is ${mediaType || 'untyped'}, which the route does not declare`]
+  }
+  if (mediaType.endsWith('+xml') || mediaType.endsWith('/xml')) {
+    const valid = XMLValidator.validate(answer.body)
+    return valid === true ? [] : [`the ${mediaType} body is not well-formed XML: ${valid.err.msg}`]
+  }
+  if (mediaType.endsWith('+json')) {
+    const body = parsed(answer)
+    if (!body.ok) return [`a ${answer.status} whose ${mediaType} body is not valid JSON`]
+    const check = rules.responseOf?.(request.method, request.path, answer.status, mediaType)
+    return (check?.(body.value) ?? []).map((issue) => `the ${answer.status} body breaks its schema: ${issue}`)
+  }
+  return answer.body === '' ? [`an empty ${mediaType} ${answer.status}`] : []
 }
 
 /** Every way the answer breaks the conventions every route inherits; none when it keeps them. */
@@ -189,6 +216,10 @@ export function problemsOf(request: FuzzRequest, answer: Answer, rules: AnswerRu
     return problems
   }
   if (type.startsWith('text/csv')) return [...problems, ...csvProblems(answer.body)]
+  const mediaType = type.split(';')[0]!.trim()
+  if (mediaType !== 'application/json' && rules.mediaTypes) {
+    return [...problems, ...declaredMediaProblems(request, answer, rules, mediaType)]
+  }
   if (!json) return [...problems, `a ${answer.status} that is ${type || 'untyped'}, neither JSON nor CSV`]
   if (!json.ok) return [...problems, `a ${answer.status} whose body is not valid JSON`]
   const check = rules.response(request.method, request.path, answer.status)

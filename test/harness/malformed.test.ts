@@ -43,10 +43,16 @@ function rulesOf(target: Target, document: OpenApiDocument): AnswerRules {
       Object.keys(operation.responses),
     ]),
   )
+  const mediaTypes = new Map(
+    operationsOf(document).map((operation) => [`${operation.method} ${operation.path}`, operation.responses]),
+  )
+  const response = responseValidators(document)
   return {
     errorShape: target.errorShape,
     ...(target.errorShapeOf ? { errorShapeOf: target.errorShapeOf } : {}),
-    response: responseValidators(document),
+    response,
+    responseOf: response,
+    mediaTypes: (method, path, status) => mediaTypes.get(`${method} ${path}`)?.[String(status)]?.mediaTypes,
     declared: (method, path) => statuses.get(`${method} ${path}`),
     ...(target.prescribedServerError ? { prescribedServerError: target.prescribedServerError } : {}),
   }

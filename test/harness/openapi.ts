@@ -118,10 +118,15 @@ export function schemaChecker(document: Pick<OpenApiDocument, 'components'>) {
  */
 export function responseValidators(document: OpenApiDocument) {
   const check = schemaChecker(document)
-  return (method: string, path: string, status: number): ResponseCheck | undefined => {
+  return (
+    method: string,
+    path: string,
+    status: number,
+    mediaType = 'application/json',
+  ): ResponseCheck | undefined => {
     const responses = document.paths[path]?.[method.toLowerCase()]?.responses ?? {}
     const response = responses[String(status)] ?? responses[`${String(status)[0]}XX`] ?? responses.default
-    const schema = response?.content?.['application/json']?.schema
+    const schema = response?.content?.[mediaType]?.schema
     return schema ? (body) => check(schema, body) : undefined
   }
 }

@@ -29,7 +29,7 @@ export type ItemSortField = (typeof ITEM_SORT_FIELDS)[number]
 
 const EXAMPLE_ID = '3f6b2d1e-8a4c-4e7b-9d2f-1c5a7e9b3d60'
 
-const EXAMPLE_PUBLIC = {
+export const EXAMPLE_PUBLIC = {
   id: EXAMPLE_ID,
   slug: 'blue-bottle-coffee',
   name: 'Blue Bottle Coffee',

@@ -4,7 +4,13 @@ import type { Db, DbOrTx } from '../../db/index.ts'
 import { createInvalidatedCache, type InvalidatedCache } from '../../db/invalidated-cache.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { type FieldIssue, invalidInput } from '../../lib/errors.ts'
-import { CONTENT_CHANGED_CHANNEL, contentWriter, NAVIGATION_CONTENT, SETTINGS_CONTENT } from '../content.ts'
+import {
+  type Clearable,
+  CONTENT_CHANGED_CHANNEL,
+  contentWriter,
+  NAVIGATION_CONTENT,
+  SETTINGS_CONTENT,
+} from '../content.ts'
 import { geocodingProviders } from '../geocoding/service.ts'
 import { items } from '../items/tables.ts'
 import type { IndexStatus } from '../locations/service.ts'
@@ -97,10 +103,19 @@ export interface SiteServiceDeps {
   config: Pick<Config, 'locationEnabled' | 'geocodingProvider' | 'mapboxAccessToken' | 'googleMapsApiKey'>
   /** The location index's figures and latest rebuild, for the map status. */
   locationIndex?: () => Promise<IndexStatus>
+  /** Caches a settings write makes stale besides the site's own. */
+  alsoClears?: readonly Clearable[]
 }
 
-export function createSiteService({ db, clock, cache, config, locationIndex }: SiteServiceDeps) {
-  const writeSettings = contentWriter(db, SETTINGS_CONTENT, [cache])
+export function createSiteService({
+  db,
+  clock,
+  cache,
+  config,
+  locationIndex,
+  alsoClears = [],
+}: SiteServiceDeps) {
+  const writeSettings = contentWriter(db, SETTINGS_CONTENT, [cache, ...alsoClears])
   const writeNavigation = contentWriter(db, NAVIGATION_CONTENT, [cache])
 
   const stored = (key: string) =>
