@@ -22374,6 +22374,739 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/feed.xml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * RSS 2.0 feed of the newest items
+         * @description The 50 most recently published items as RSS 2.0 (`application/rss+xml`), newest first. `category` and `tag` (slugs) narrow it to the items of an active category or carrying a tag; both together, to items with both. An unknown slug, or an inactive category, is a 404. The title, description and home are the site settings’ name and description and `APP_URL`; an item’s link is its own URL (`{APP_URL}/api/items/{slug}` when it has none) and its id `urn:uuid:{id}`. Served from a cache every content or settings write clears on every instance, with an `ETag` (a hash of the bytes) and `Last-Modified`: `If-None-Match` or `If-Modified-Since` answer `304` without a body. `Cache-Control: public, max-age=60`. 100 per minute per client IP.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /**
+                     * @description a category’s slug (its id)
+                     * @example coffee-roasters
+                     */
+                    category?: string;
+                    /**
+                     * @description a tag’s slug (its id)
+                     * @example espresso
+                     */
+                    tag?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description RSS 2.0, `application/rss+xml; charset=utf-8` */
+                200: {
+                    headers: {
+                        /** @description a hash of the bytes; send it back as `If-None-Match` */
+                        ETag?: string;
+                        /** @description when this instance rendered the document after the last change it heard of */
+                        "Last-Modified"?: string;
+                        "Cache-Control"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example <?xml version="1.0" encoding="utf-8"?>
+                         *     <rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom">
+                         *         <channel>
+                         *             <title>Coffee Atlas</title>
+                         *             <link>https://coffee-atlas.example/</link>
+                         *             <description>The independent coffee roasters of Europe.</description>
+                         *             <lastBuildDate>Fri, 20 Nov 2026 09:00:00 GMT</lastBuildDate>
+                         *             <docs>https://validator.w3.org/feed/docs/rss2.html</docs>
+                         *             <generator>Curio</generator>
+                         *             <atom:link href="https://coffee-atlas.example/feed.xml" rel="self" type="application/rss+xml"/>
+                         *             <item>
+                         *                 <title><![CDATA[Blue Bottle Coffee]]></title>
+                         *                 <link>https://bluebottlecoffee.com/</link>
+                         *                 <guid isPermaLink="false">urn:uuid:3f6b2d1e-8a4c-4e7b-9d2f-1c5a7e9b3d60</guid>
+                         *                 <pubDate>Fri, 20 Nov 2026 09:00:00 GMT</pubDate>
+                         *                 <description><![CDATA[Small-batch roaster with cafés in five cities.]]></description>
+                         *                 <category>Coffee roasters</category>
+                         *             </item>
+                         *         </channel>
+                         *     </rss>
+                         */
+                        "application/rss+xml": string;
+                    };
+                };
+                /** @description Not modified: the `If-None-Match` names the current ETag (or, without it, `If-Modified-Since` is not before `Last-Modified`). No body. */
+                304: {
+                    headers: {
+                        /** @description a hash of the bytes; send it back as `If-None-Match` */
+                        ETag?: string;
+                        /** @description when this instance rendered the document after the last change it heard of */
+                        "Last-Modified"?: string;
+                        "Cache-Control"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/rss+xml": unknown;
+                    };
+                };
+                /** @description Invalid input. `VALIDATION_ERROR`: A field of params, query or body is invalid; `details` names each one. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+                /** @description Not found. `CATEGORY_NOT_FOUND`: No category has this id. `TAG_NOT_FOUND`: No tag has this id. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+                /** @description Rate limited. `RATE_LIMITED`: Too many requests; `Retry-After` says when to try again. */
+                429: {
+                    headers: {
+                        /** @description seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description requests allowed per window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description when the window resets, in Unix seconds */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+                /** @description Not ready. `DATABASE_UNAVAILABLE`: The database cannot be reached or did not answer in time; `Retry-After` says when to try again. */
+                503: {
+                    headers: {
+                        /** @description seconds to wait before trying again while the database cannot be reached */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/feed.atom": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Atom 1.0 feed of the newest items
+         * @description The 50 most recently published items as Atom 1.0 (`application/atom+xml`), newest first. `category` and `tag` (slugs) narrow it to the items of an active category or carrying a tag; both together, to items with both. An unknown slug, or an inactive category, is a 404. The title, description and home are the site settings’ name and description and `APP_URL`; an item’s link is its own URL (`{APP_URL}/api/items/{slug}` when it has none) and its id `urn:uuid:{id}`. Served from a cache every content or settings write clears on every instance, with an `ETag` (a hash of the bytes) and `Last-Modified`: `If-None-Match` or `If-Modified-Since` answer `304` without a body. `Cache-Control: public, max-age=60`. 100 per minute per client IP.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /**
+                     * @description a category’s slug (its id)
+                     * @example coffee-roasters
+                     */
+                    category?: string;
+                    /**
+                     * @description a tag’s slug (its id)
+                     * @example espresso
+                     */
+                    tag?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Atom 1.0, `application/atom+xml; charset=utf-8` */
+                200: {
+                    headers: {
+                        /** @description a hash of the bytes; send it back as `If-None-Match` */
+                        ETag?: string;
+                        /** @description when this instance rendered the document after the last change it heard of */
+                        "Last-Modified"?: string;
+                        "Cache-Control"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example <?xml version="1.0" encoding="utf-8"?>
+                         *     <feed xmlns="http://www.w3.org/2005/Atom">
+                         *         <id>https://coffee-atlas.example/</id>
+                         *         <title>Coffee Atlas</title>
+                         *         <updated>2026-11-20T09:00:00.000Z</updated>
+                         *         <generator>Curio</generator>
+                         *         <link rel="alternate" href="https://coffee-atlas.example/"/>
+                         *         <link rel="self" href="https://coffee-atlas.example/feed.atom"/>
+                         *         <subtitle>The independent coffee roasters of Europe.</subtitle>
+                         *         <entry>
+                         *             <title type="html"><![CDATA[Blue Bottle Coffee]]></title>
+                         *             <id>urn:uuid:3f6b2d1e-8a4c-4e7b-9d2f-1c5a7e9b3d60</id>
+                         *             <link href="https://bluebottlecoffee.com/"/>
+                         *             <updated>2026-11-20T09:00:00.000Z</updated>
+                         *             <summary type="html"><![CDATA[Small-batch roaster with cafés in five cities.]]></summary>
+                         *             <category label="Coffee roasters" term="coffee-roasters"/>
+                         *             <published>2026-11-20T09:00:00.000Z</published>
+                         *         </entry>
+                         *     </feed>
+                         */
+                        "application/atom+xml": string;
+                    };
+                };
+                /** @description Not modified: the `If-None-Match` names the current ETag (or, without it, `If-Modified-Since` is not before `Last-Modified`). No body. */
+                304: {
+                    headers: {
+                        /** @description a hash of the bytes; send it back as `If-None-Match` */
+                        ETag?: string;
+                        /** @description when this instance rendered the document after the last change it heard of */
+                        "Last-Modified"?: string;
+                        "Cache-Control"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/atom+xml": unknown;
+                    };
+                };
+                /** @description Invalid input. `VALIDATION_ERROR`: A field of params, query or body is invalid; `details` names each one. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+                /** @description Not found. `CATEGORY_NOT_FOUND`: No category has this id. `TAG_NOT_FOUND`: No tag has this id. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+                /** @description Rate limited. `RATE_LIMITED`: Too many requests; `Retry-After` says when to try again. */
+                429: {
+                    headers: {
+                        /** @description seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description requests allowed per window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description when the window resets, in Unix seconds */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+                /** @description Not ready. `DATABASE_UNAVAILABLE`: The database cannot be reached or did not answer in time; `Retry-After` says when to try again. */
+                503: {
+                    headers: {
+                        /** @description seconds to wait before trying again while the database cannot be reached */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/feed.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * JSON Feed 1.1 feed of the newest items
+         * @description The 50 most recently published items as JSON Feed 1.1 (`application/feed+json`), newest first. `category` and `tag` (slugs) narrow it to the items of an active category or carrying a tag; both together, to items with both. An unknown slug, or an inactive category, is a 404. The title, description and home are the site settings’ name and description and `APP_URL`; an item’s link is its own URL (`{APP_URL}/api/items/{slug}` when it has none) and its id `urn:uuid:{id}`. Served from a cache every content or settings write clears on every instance, with an `ETag` (a hash of the bytes) and `Last-Modified`: `If-None-Match` or `If-Modified-Since` answer `304` without a body. `Cache-Control: public, max-age=60`. 100 per minute per client IP.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /**
+                     * @description a category’s slug (its id)
+                     * @example coffee-roasters
+                     */
+                    category?: string;
+                    /**
+                     * @description a tag’s slug (its id)
+                     * @example espresso
+                     */
+                    tag?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description JSON Feed 1.1, `application/feed+json; charset=utf-8` */
+                200: {
+                    headers: {
+                        /** @description a hash of the bytes; send it back as `If-None-Match` */
+                        ETag?: string;
+                        /** @description when this instance rendered the document after the last change it heard of */
+                        "Last-Modified"?: string;
+                        "Cache-Control"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "version": "https://jsonfeed.org/version/1.1",
+                         *       "title": "Coffee Atlas",
+                         *       "home_page_url": "https://coffee-atlas.example/",
+                         *       "feed_url": "https://coffee-atlas.example/feed.json",
+                         *       "description": "The independent coffee roasters of Europe.",
+                         *       "items": [
+                         *         {
+                         *           "id": "urn:uuid:3f6b2d1e-8a4c-4e7b-9d2f-1c5a7e9b3d60",
+                         *           "url": "https://bluebottlecoffee.com/",
+                         *           "title": "Blue Bottle Coffee",
+                         *           "content_text": "Small-batch roaster with cafés in five cities.",
+                         *           "image": "https://cdn.example.com/images/blue-bottle.jpg",
+                         *           "date_published": "2026-11-20T09:00:00.000Z",
+                         *           "date_modified": "2026-11-20T09:00:00.000Z",
+                         *           "tags": [
+                         *             "Coffee roasters",
+                         *             "Espresso",
+                         *             "Single origin"
+                         *           ]
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/feed+json": {
+                            /** @enum {string} */
+                            version: "https://jsonfeed.org/version/1.1";
+                            title: string;
+                            home_page_url: string;
+                            feed_url: string;
+                            description?: string;
+                            language?: string;
+                            items: {
+                                /** @description `urn:uuid:` and the item’s id: stable across edits */
+                                id: string;
+                                /** @description the item’s own link, else its public JSON */
+                                url: string;
+                                title: string;
+                                /** @description the description, or the name when it has none */
+                                content_text: string;
+                                image?: string;
+                                date_published: string;
+                                date_modified: string;
+                                tags?: string[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description Not modified: the `If-None-Match` names the current ETag (or, without it, `If-Modified-Since` is not before `Last-Modified`). No body. */
+                304: {
+                    headers: {
+                        /** @description a hash of the bytes; send it back as `If-None-Match` */
+                        ETag?: string;
+                        /** @description when this instance rendered the document after the last change it heard of */
+                        "Last-Modified"?: string;
+                        "Cache-Control"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/feed+json": unknown;
+                    };
+                };
+                /** @description Invalid input. `VALIDATION_ERROR`: A field of params, query or body is invalid; `details` names each one. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+                /** @description Not found. `CATEGORY_NOT_FOUND`: No category has this id. `TAG_NOT_FOUND`: No tag has this id. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+                /** @description Rate limited. `RATE_LIMITED`: Too many requests; `Retry-After` says when to try again. */
+                429: {
+                    headers: {
+                        /** @description seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description requests allowed per window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description when the window resets, in Unix seconds */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+                /** @description Not ready. `DATABASE_UNAVAILABLE`: The database cannot be reached or did not answer in time; `Retry-After` says when to try again. */
+                503: {
+                    headers: {
+                        /** @description seconds to wait before trying again while the database cannot be reached */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/llms.txt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The directory for language models (llms.txt)
+         * @description The llms.txt format (https://llmstxt.org) as `text/plain`: `# ` the site’s name, `> ` its description (or how many items it has), a line with the addresses of `/api/items.json` and the feeds, then one `## ` section per active category in the site’s order, listing `- [name](link): description` of its 100 newest published items (a longer section ends with a link to all of them), and a last `## Other` section for items without an active category. Sections without items are left out. Links as in the feeds. Served from a cache every content or settings write clears on every instance, with an `ETag` (a hash of the bytes) and `Last-Modified`: `If-None-Match` or `If-Modified-Since` answer `304` without a body. `Cache-Control: public, max-age=60`. 100 per minute per client IP.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description llms.txt, `text/plain; charset=utf-8` */
+                200: {
+                    headers: {
+                        /** @description a hash of the bytes; send it back as `If-None-Match` */
+                        ETag?: string;
+                        /** @description when this instance rendered the document after the last change it heard of */
+                        "Last-Modified"?: string;
+                        "Cache-Control"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example # Coffee Atlas
+                         *
+                         *     > The independent coffee roasters of Europe.
+                         *
+                         *     Every published item as one JSON document: https://coffee-atlas.example/api/items.json. Feeds of the newest: https://coffee-atlas.example/feed.xml (RSS), https://coffee-atlas.example/feed.atom (Atom), https://coffee-atlas.example/feed.json (JSON Feed).
+                         *
+                         *     ## Coffee roasters
+                         *
+                         *     - [Blue Bottle Coffee](https://bluebottlecoffee.com/): Small-batch roaster with cafés in five cities.
+                         */
+                        "text/plain": string;
+                    };
+                };
+                /** @description Not modified: the `If-None-Match` names the current ETag (or, without it, `If-Modified-Since` is not before `Last-Modified`). No body. */
+                304: {
+                    headers: {
+                        /** @description a hash of the bytes; send it back as `If-None-Match` */
+                        ETag?: string;
+                        /** @description when this instance rendered the document after the last change it heard of */
+                        "Last-Modified"?: string;
+                        "Cache-Control"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": unknown;
+                    };
+                };
+                /** @description Rate limited. `RATE_LIMITED`: Too many requests; `Retry-After` says when to try again. */
+                429: {
+                    headers: {
+                        /** @description seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description requests allowed per window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description when the window resets, in Unix seconds */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+                /** @description Not ready. `DATABASE_UNAVAILABLE`: The database cannot be reached or did not answer in time; `Retry-After` says when to try again. */
+                503: {
+                    headers: {
+                        /** @description seconds to wait before trying again while the database cannot be reached */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/items.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every published item, as one JSON document
+         * @description `{success, site:{name, description, url}, generatedAt, data, total}`: every published item, each once, in the shape of `GET /api/items`, ordered by id. The document is streamed as the items are read from the database, a thousand at a time, so it costs the server the same memory at any size; `total` comes last and counts the items of `data`. An item published or removed while the document is being sent may or may not be in it. `Cache-Control: public, max-age=60`. 10 per minute per client IP.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The whole published directory */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": true,
+                         *       "site": {
+                         *         "name": "Coffee Atlas",
+                         *         "description": "The independent coffee roasters of Europe.",
+                         *         "url": "https://coffee-atlas.example/"
+                         *       },
+                         *       "generatedAt": "2026-11-20T09:30:00.000Z",
+                         *       "data": [
+                         *         {
+                         *           "id": "3f6b2d1e-8a4c-4e7b-9d2f-1c5a7e9b3d60",
+                         *           "slug": "blue-bottle-coffee",
+                         *           "name": "Blue Bottle Coffee",
+                         *           "description": "Small-batch roaster with cafés in five cities.",
+                         *           "url": "https://bluebottlecoffee.com",
+                         *           "iconUrl": "https://cdn.example.com/icons/blue-bottle.png",
+                         *           "imageUrl": "https://cdn.example.com/images/blue-bottle.jpg",
+                         *           "category": {
+                         *             "id": "coffee-roasters",
+                         *             "name": "Coffee roasters"
+                         *           },
+                         *           "tags": [
+                         *             {
+                         *               "id": "espresso",
+                         *               "name": "Espresso"
+                         *             },
+                         *             {
+                         *               "id": "single-origin",
+                         *               "name": "Single origin"
+                         *             }
+                         *           ],
+                         *           "company": {
+                         *             "id": "9b1d3f5a-7c2e-4a6b-8d0f-2e4a6c8e0b1d",
+                         *             "slug": "blue-bottle",
+                         *             "name": "Blue Bottle Inc."
+                         *           },
+                         *           "location": {
+                         *             "address": "300 Webster St",
+                         *             "city": "Oakland",
+                         *             "country": "United States",
+                         *             "latitude": 37.7955,
+                         *             "longitude": -122.2764,
+                         *             "isRemote": false,
+                         *             "serviceArea": null
+                         *           },
+                         *           "publishedAt": "2026-11-20T09:00:00.000Z",
+                         *           "createdAt": "2026-11-19T16:30:00.000Z",
+                         *           "updatedAt": "2026-11-20T09:00:00.000Z"
+                         *         }
+                         *       ],
+                         *       "total": 1
+                         *     }
+                         */
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            site: {
+                                /** @example Coffee Atlas */
+                                name: string;
+                                /** @example The independent coffee roasters of Europe. */
+                                description: string;
+                                /**
+                                 * @description the site’s address (`APP_URL`)
+                                 * @example https://coffee-atlas.example/
+                                 */
+                                url: string;
+                            };
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-22T10:00:00.000Z
+                             */
+                            generatedAt: string;
+                            /** @description every published item, each once, by id */
+                            data: {
+                                /** @example 3f6b2d1e-8a4c-4e7b-9d2f-1c5a7e9b3d60 */
+                                id: string;
+                                /** @example blue-bottle-coffee */
+                                slug: string;
+                                /** @example Blue Bottle Coffee */
+                                name: string;
+                                description: string | null;
+                                url: string | null;
+                                iconUrl: string | null;
+                                imageUrl: string | null;
+                                category: {
+                                    /** @example coffee-roasters */
+                                    id: string;
+                                    /** @example Coffee roasters */
+                                    name: string;
+                                } | null;
+                                /** @description by name */
+                                tags: {
+                                    /** @example espresso */
+                                    id: string;
+                                    /** @example Espresso */
+                                    name: string;
+                                }[];
+                                company: {
+                                    /** @example 9b1d3f5a-7c2e-4a6b-8d0f-2e4a6c8e0b1d */
+                                    id: string;
+                                    /** @example blue-bottle */
+                                    slug: string;
+                                    /** @example Blue Bottle Inc. */
+                                    name: string;
+                                } | null;
+                                /** @description where the item is; every field may be null */
+                                location: {
+                                    address: string | null;
+                                    city: string | null;
+                                    country: string | null;
+                                    latitude: number | null;
+                                    longitude: number | null;
+                                    /** @description serves customers anywhere, without a place to visit */
+                                    isRemote: boolean;
+                                    serviceArea: string | null;
+                                };
+                                /**
+                                 * Format: date-time
+                                 * @example 2026-11-22T10:00:00.000Z
+                                 */
+                                publishedAt: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @example 2026-11-22T10:00:00.000Z
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @example 2026-11-22T10:00:00.000Z
+                                 */
+                                updatedAt: string;
+                            }[];
+                            /** @description how many items `data` holds; written after them, as the list is read while it is sent */
+                            total: number;
+                        };
+                    };
+                };
+                /** @description Rate limited. `RATE_LIMITED`: Too many requests; `Retry-After` says when to try again. */
+                429: {
+                    headers: {
+                        /** @description seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description requests allowed per window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description when the window resets, in Unix seconds */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+                /** @description Not ready. `DATABASE_UNAVAILABLE`: The database cannot be reached or did not answer in time; `Retry-After` says when to try again. */
+                503: {
+                    headers: {
+                        /** @description seconds to wait before trying again while the database cannot be reached */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/mcp": {
         parameters: {
             query?: never;
