@@ -191,8 +191,41 @@ describe('directory MCP', () => {
       body: JSON.stringify({ jsonrpc: '1.0', method: 'tools/list', id: 1 }),
     })
     assert.equal(res.status, 400)
-    const body = (await res.json()) as { success: boolean; code: string }
-    assert.deepEqual([body.success, body.code], [false, 'VALIDATION_ERROR'])
+    const body = (await res.json()) as { success: boolean; code: string; error: string }
+    assert.deepEqual(
+      [body.success, body.code, body.error],
+      [false, 'VALIDATION_ERROR', 'body.jsonrpc must be "2.0"'],
+    )
+  })
+
+  it('an unsupported protocol version is the transport’s 400, in the directory’s error shape', async () => {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'mcp-protocol-version': '1999-01-01' },
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'ping', id: 1 }),
+    })
+    assert.equal(res.status, 400)
+    const body = (await res.json()) as { success: boolean; code: string; error: string }
+    assert.deepEqual([body.success, body.code], [false, 'BAD_REQUEST'])
+    assert.match(body.error, /Unsupported protocol version: 1999-01-01/)
+  })
+
+  it('answers a client that accepts only JSON, and a notification with an empty 202', async () => {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'tools/list', id: 'a' }),
+    })
+    assert.equal(res.status, 200)
+    const answer = (await res.json()) as { id: string; result: { tools: unknown[] } }
+    assert.deepEqual([answer.id, answer.result.tools.length], ['a', 4])
+    const notified = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    })
+    assert.equal(notified.status, 202)
+    assert.equal(await notified.text(), '')
   })
 })
 

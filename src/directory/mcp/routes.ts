@@ -53,7 +53,7 @@ export function mcpRoutes(
         response: {
           200: McpAnswer(EXAMPLE_ANSWER),
           202: described(NoContent, 'A notification, accepted: no body'),
-          ...errors([400, invalidField('body.jsonrpc', 'must be equal to constant')], 413, 415, 429),
+          ...errors([400, invalidField('body.jsonrpc', 'must be "2.0"')], 413, 415, 429),
         },
       },
     },

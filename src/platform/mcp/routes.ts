@@ -72,7 +72,7 @@ export function mcpRoutes(
         response: {
           200: McpAnswer(EXAMPLE_ANSWER),
           202: described(NoContent, 'A notification, accepted: no body'),
-          ...errors([400, invalidField('body.jsonrpc', 'must be equal to constant')], 401, 413, 415, 429),
+          ...errors([400, invalidField('body.jsonrpc', 'must be "2.0"')], 401, 413, 415, 429),
         },
       },
     },
