@@ -147,6 +147,27 @@ function toolError(error: unknown, tool: string, log: FastifyBaseLogger) {
   return { isError: true, content: [{ type: 'text' as const, text: JSON.stringify(body) }] }
 }
 
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/**
+ * A `tools/call` whose params the SDK would refuse with an internal error quoting its schema library's
+ * issues: answered here as JSON-RPC's invalid params (-32602), in words.
+ */
+function badToolCall(message: Static<typeof McpMessage>): McpHttpAnswer | undefined {
+  if (message.method !== 'tools/call' || message.id === undefined) return undefined
+  const params = message.params
+  const problem =
+    typeof params?.name !== 'string'
+      ? 'params.name must be the name of a tool (a string)'
+      : params.arguments !== undefined && !isObject(params.arguments)
+        ? 'params.arguments must be an object'
+        : undefined
+  if (!problem) return undefined
+  const error = { code: -32602, message: `Invalid params: ${problem}` }
+  return { status: 200, body: JSON.stringify({ jsonrpc: '2.0', id: message.id, error }) }
+}
+
 /** What the transport answered, for the route to send. */
 export interface McpHttpAnswer {
   status: number
@@ -244,6 +265,8 @@ export function createMcpEndpoint<Context>(options: {
 
   return {
     async answer(req: FastifyRequest, reply: FastifyReply, context: Context): Promise<McpHttpAnswer> {
+      const refused = badToolCall(req.body as Static<typeof McpMessage>)
+      if (refused) return refused
       const sdk = await loadSdk()
       const server = new sdk.Server(
         { name: options.name, version: SERVER_VERSION },

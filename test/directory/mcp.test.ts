@@ -198,6 +198,21 @@ describe('directory MCP', () => {
     )
   })
 
+  it('a tools/call without a tool name or with arguments that are not an object is invalid params', async () => {
+    for (const [params, message] of [
+      [{ arguments: {} }, 'Invalid params: params.name must be the name of a tool (a string)'],
+      [{ name: 'get_item', arguments: 'blue-bottle' }, 'Invalid params: params.arguments must be an object'],
+    ] as const) {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params }),
+      })
+      assert.equal(res.status, 200)
+      assert.deepEqual(await res.json(), { jsonrpc: '2.0', id: 7, error: { code: -32602, message } })
+    }
+  })
+
   it('an unsupported protocol version is the transport’s 400, in the directory’s error shape', async () => {
     const res = await fetch(url, {
       method: 'POST',

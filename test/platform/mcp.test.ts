@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { MCP_RATE_LIMIT } from '../../src/platform/mcp/routes.ts'
+import { platformTools } from '../../src/platform/mcp/tools.ts'
 import { startOpenAiFake } from '../fakes/openai.ts'
 import { type PlatformHarness, randomAddress, startPlatform, uniqueEmail } from '../helpers/apps.ts'
 import { type Account, call, createWork, enablePlugin, eventually, register } from '../helpers/platform.ts'
@@ -117,6 +118,28 @@ describe('platform MCP: tools', () => {
     const start = tools.find((t) => t.name === 'start_generation')!
     assert.ok(start.inputSchema.properties && 'id' in start.inputSchema.properties)
     assert.ok('prompt' in start.inputSchema.properties)
+  })
+
+  it('each tool names a REST route the app has, whose access level gives the key its rights', () => {
+    const catalog = new Map(h.app.routeCatalog.map((route) => [`${route.method} ${route.url}`, route.access]))
+    const levels = Object.fromEntries(
+      platformTools({} as Parameters<typeof platformTools>[0]).map((tool) => [
+        tool.name,
+        catalog.get(tool.route),
+      ]),
+    )
+    assert.deepEqual(levels, {
+      list_works: 'jwt-or-api-key',
+      get_work: 'jwt-or-api-key',
+      create_work: 'jwt-or-api-key',
+      start_generation: 'jwt-or-api-key',
+      get_generation: 'jwt-or-api-key',
+      list_work_items: 'jwt-or-api-key',
+      deploy_work: 'jwt',
+      get_deployment_status: 'jwt',
+      list_activity: 'jwt-or-api-key',
+      list_notifications: 'jwt',
+    })
   })
 
   it('create_work, list_works, get_work and list_activity answer what REST answers', async () => {
