@@ -16,7 +16,7 @@ import { toPublicError } from './errors.ts'
  * exactly the fields the REST answer shows.
  */
 
-/** The MCP version spoken is the SDK's; the server names itself with the service. */
+/** What `initialize` reports as the server's version; the protocol's version is the SDK's to negotiate. */
 const SERVER_VERSION = '1.0.0'
 
 /** One tool: what a model reads to choose it, what it takes, and the service call it makes. */
