@@ -55,6 +55,15 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
   const app = await createBaseApp({
     service: 'directory',
     title: 'Curio directory API',
+    clients: {
+      typedClient: '@curio/client',
+      mcp: '/mcp',
+      rss: '/feed.xml',
+      atom: '/feed.atom',
+      jsonFeed: '/feed.json',
+      llms: '/llms.txt',
+      items: '/api/items.json',
+    },
     description:
       'The back end of one published directory site: accounts, admin management, sponsor ads, reports, ' +
       'geocoding and more. Sign in with /api/auth/signin; the session cookie authenticates what follows. ' +

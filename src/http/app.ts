@@ -67,6 +67,11 @@ export interface BaseAppOptions {
   /** The 503 `DATABASE_UNAVAILABLE` answer in the service's shape, documented on every route of a module. */
   outageResponse: unknown
   tags: { name: string; description: string }[]
+  /**
+   * Where programs read the service besides its REST API (MCP, feeds, the typed client), listed by `GET /`
+   * under `clients` with the guide to them.
+   */
+  clients: Record<string, string>
 }
 
 type SecurityScheme =
@@ -74,6 +79,9 @@ type SecurityScheme =
   | { type: 'apiKey'; in: 'header' | 'cookie'; name: string; description?: string }
 
 const SLOW_REQUEST_MS = 1000
+
+/** The guide to the typed client, feeds, llms.txt and MCP, by its path in the Curio repository. */
+export const CLIENTS_GUIDE = 'docs/clients.md'
 
 // Client-supplied request ids are kept only when harmless in a log line and a header.
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -308,6 +316,7 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
     service: options.service,
     version: VERSION,
     links: { docs: '/docs', openapi: '/openapi.json', health: '/healthz', ready: '/readyz' },
+    clients: { guide: CLIENTS_GUIDE, ...options.clients },
   }
   app.get(
     '/',
@@ -316,7 +325,10 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
       schema: {
         tags: ['health'],
         summary: 'About this service',
-        description: 'Names the service and its version, and links to its reference, document and probes.',
+        description:
+          'Names the service and its version, and links to its reference, document and probes, and to what ' +
+          'programs use besides the REST API (`clients`: the MCP endpoint, feeds, the typed client, and the ' +
+          'guide to them).',
         response: { 200: described(RootAnswer, 'About this service', root) },
       },
     },

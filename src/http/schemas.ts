@@ -489,15 +489,22 @@ export const RootAnswer = Type.Object(
       health: Type.String(),
       ready: Type.String(),
     }),
+    clients: Type.Record(Type.String(), Type.String(), {
+      description:
+        'Where programs read this service besides its REST API: `guide` is the path of the guide to them in ' +
+        'the Curio repository (docs/clients.md); the others are paths on this service, or the typed ' +
+        'client package’s name',
+    }),
   },
   {
-    description: 'The service, its version, and where its reference and probes are',
+    description: 'The service, its version, and where its reference, probes and machine clients are',
     examples: [
       {
         name: 'Curio platform API',
         service: 'platform',
         version: '0.1.0',
         links: { docs: '/docs', openapi: '/openapi.json', health: '/healthz', ready: '/readyz' },
+        clients: { guide: 'docs/clients.md', typedClient: '@curio/client', mcp: '/mcp' },
       },
     ],
   },

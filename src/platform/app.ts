@@ -93,6 +93,7 @@ export async function buildPlatformApp(deps: PlatformDeps): Promise<PlatformApp>
   const app = await createBaseApp({
     service: 'platform',
     title: 'Curio platform API',
+    clients: { typedClient: '@curio/client', mcp: '/mcp' },
     description:
       'Build works (directory sites), generate their content, deploy them, and follow what happens. ' +
       'Authenticate with `Authorization: Bearer <access token>` from /api/auth/login.',

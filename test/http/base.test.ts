@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { existsSync } from 'node:fs'
 import { Writable } from 'node:stream'
 import { after, before, describe, it } from 'node:test'
 import { sql } from 'drizzle-orm'
@@ -118,7 +119,8 @@ describe('shared HTTP behaviour of both services', () => {
     it(`${label}: GET / names the service and its version, and links to the reference and probes`, async () => {
       const res = await service().app.inject('/')
       assert.equal(res.statusCode, 200)
-      assert.deepEqual(res.json(), {
+      const { clients, ...rest } = res.json()
+      assert.deepEqual(rest, {
         name: `Curio ${label} API`,
         service: label,
         version: VERSION,
@@ -130,6 +132,30 @@ describe('shared HTTP behaviour of both services', () => {
       assert.notEqual(root.responses['200'].description, 'Default Response')
       assert.equal(root.responses['200'].content['application/json'].example.links.docs, '/docs')
       assert.equal(document.info.version, VERSION)
+    })
+
+    it(`${label}: GET / links to the guide for programs, the typed client and every machine entry point, each live`, async () => {
+      const { clients } = (await service().app.inject('/')).json()
+      const { guide, typedClient, ...paths } = clients
+      assert.equal(guide, 'docs/clients.md')
+      assert.ok(existsSync(new URL(`../../${guide}`, import.meta.url)), `${guide} exists`)
+      assert.equal(typedClient, '@curio/client')
+      assert.ok(existsSync(new URL('../../packages/client/package.json', import.meta.url)))
+      assert.equal(paths.mcp, '/mcp')
+      const document = (await service().app.inject('/openapi.json')).json()
+      // Each path is a route of the service's document, and a request to it is answered by that route.
+      for (const [name, path] of Object.entries(paths) as [string, string][]) {
+        const methods = Object.keys(document.paths[path] ?? {})
+        assert.ok(methods.length > 0, `${name}: ${path} is in the OpenAPI document`)
+        const method = methods.includes('get') ? 'GET' : 'POST'
+        const answer = await service().app.inject({ method, url: path })
+        assert.notEqual(answer.statusCode, 404, `${name}: ${method} ${path} answers`)
+      }
+      if (label === 'directory') {
+        assert.deepEqual(Object.keys(paths).sort(), ['atom', 'items', 'jsonFeed', 'llms', 'mcp', 'rss'])
+      } else {
+        assert.deepEqual(Object.keys(paths), ['mcp'])
+      }
     })
 
     it(`${label}: an unknown route is 404 in the service's error shape`, async () => {

@@ -10,7 +10,7 @@ export interface paths {
         };
         /**
          * About this service
-         * @description Names the service and its version, and links to its reference, document and probes.
+         * @description Names the service and its version, and links to its reference, document and probes, and to what programs use besides the REST API (`clients`: the MCP endpoint, feeds, the typed client, and the guide to them).
          */
         get: {
             parameters: {
@@ -37,6 +37,11 @@ export interface paths {
                          *         "openapi": "/openapi.json",
                          *         "health": "/healthz",
                          *         "ready": "/readyz"
+                         *       },
+                         *       "clients": {
+                         *         "guide": "docs/clients.md",
+                         *         "typedClient": "@curio/client",
+                         *         "mcp": "/mcp"
                          *       }
                          *     }
                          */
@@ -49,6 +54,10 @@ export interface paths {
                                 openapi: string;
                                 health: string;
                                 ready: string;
+                            };
+                            /** @description Where programs read this service besides its REST API: `guide` is the path of the guide to them in the Curio repository (docs/clients.md); the others are paths on this service, or the typed client package’s name */
+                            clients: {
+                                [key: string]: string;
                             };
                         };
                     };
