@@ -8,6 +8,8 @@ export interface Rendered {
   etag: string
   /** When this instance rendered it after the last change it heard of, to the second (HTTP dates). */
   lastModified: Date
+  /** The same as the header writes it, made once. */
+  lastModifiedHeader: string
 }
 
 /** Feeds and llms.txt may be kept by browsers and shared caches a minute, then asked again with the ETag. */
@@ -15,10 +17,12 @@ export const PUBLIC_DOCUMENT_CACHE_CONTROL = 'public, max-age=60'
 
 export function rendered(text: string, nowMs: number): Rendered {
   const body = Buffer.from(text)
+  const lastModified = new Date(Math.floor(nowMs / 1000) * 1000)
   return {
     body,
     etag: `"${sha256Hex(text).slice(0, 32)}"`,
-    lastModified: new Date(Math.floor(nowMs / 1000) * 1000),
+    lastModified,
+    lastModifiedHeader: lastModified.toUTCString(),
   }
 }
 
@@ -44,7 +48,7 @@ export function notModified(req: FastifyRequest, document: Rendered): boolean {
 export function sendDocument(req: FastifyRequest, reply: FastifyReply, document: Rendered, type: string) {
   reply
     .header('etag', document.etag)
-    .header('last-modified', document.lastModified.toUTCString())
+    .header('last-modified', document.lastModifiedHeader)
     .header('cache-control', PUBLIC_DOCUMENT_CACHE_CONTROL)
   if (notModified(req, document)) return reply.code(304).send()
   return reply.type(`${type}; charset=utf-8`).send(document.body)

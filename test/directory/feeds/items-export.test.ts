@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { request } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, it } from 'node:test'
+import { sql } from 'drizzle-orm'
 import { EXPORT_BATCH } from '../../../src/directory/feeds/export.ts'
 import { type ItemStatus, items } from '../../../src/directory/items/tables.ts'
 import { type DirectoryHarness, startDirectory } from '../../helpers/apps.ts'
@@ -42,16 +43,28 @@ it('streams every published item once, in the public shape, with the site and th
   await ok('PUT', '/api/admin/settings', { site: { name: 'Coffee Atlas', description: 'Roasters.' } })
   const roasters = (await ok('POST', '/api/admin/categories', { name: 'Roasters' }, 201)).category
   const espresso = (await ok('POST', '/api/admin/tags', { name: 'Espresso' }, 201)).data
+  const beans = (await ok('POST', '/api/admin/tags', { name: 'Beans "quoted" \\ ü' }, 201)).data
+  const company = (await ok('POST', '/api/admin/companies', { name: 'Bonanza GmbH' }, 201)).data
   const full = (
     await ok(
       'POST',
       '/api/admin/items',
       {
         name: 'Bonanza Coffee',
+        description: 'Line one\nline "two" \u2028 ü 🙂',
         url: 'https://bonanzacoffee.de',
+        iconUrl: 'https://cdn.example.com/b.png',
+        imageUrl: 'https://cdn.example.com/b.jpg',
         categoryId: roasters.id,
-        tagIds: [espresso.id],
-        location: { city: 'Berlin', country: 'Germany' },
+        tagIds: [espresso.id, beans.id],
+        companyId: company.id,
+        location: {
+          city: 'Berlin',
+          country: 'Germany',
+          latitude: 52.5003,
+          longitude: 13.4231,
+          address: 'Adalbertstr. 70',
+        },
         status: 'published',
       },
       201,
@@ -97,9 +110,19 @@ it('streams every published item once, in the public shape, with the site and th
     'the public shape',
   )
 
+  // The same item as GET /api/items/:slug shows it: every field set, and none (microseconds in its dates).
   const bonanza = document.data.find((entry) => entry.id === full.id)
-  const page = await siteRequests(h).get(`/api/items/${full.slug}`)
-  assert.deepEqual(bonanza, page.json().data, 'as GET /api/items/:slug shows it')
+  assert.deepEqual(bonanza, (await siteRequests(h).get(`/api/items/${full.slug}`)).json().data)
+  await db.execute(
+    sql`update ${items} set created_at = created_at - interval '0.0004567 seconds' where slug = 'published-7'`,
+  )
+  const again = (await (await fetch(`${base}/api/items.json`)).json()) as ItemsDocument
+  const page = await siteRequests(h).get('/api/items/published-7')
+  assert.deepEqual(
+    again.data.find((entry) => entry.slug === 'published-7'),
+    page.json().data,
+    'dates cut to the millisecond alike',
+  )
 })
 
 it('an empty directory is a complete document', async () => {
