@@ -4,6 +4,8 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { isDeepStrictEqual } from 'node:util'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { type GitHubFake, startGitHubFake } from '../fakes/github.ts'
 import { startVercelFake, type VercelFake } from '../fakes/vercel.ts'
 import { type Instance, type ScaleOut, startScaleOut } from './cluster.ts'
@@ -101,12 +103,17 @@ before(async () => {
     DEPLOY_POLL_INTERVAL_MS: '200',
   })
 })
-after(async () => {
-  await s?.close()
-  receiver.close()
-  await github?.close()
-  await vercel?.close()
-})
+// Bounded, as every test is (--test-timeout): a stop that hangs fails the file instead of holding CI, and
+// --test-force-exit ends the process once everything has run, whatever handle is left open.
+after(
+  async () => {
+    await s?.close()
+    receiver.close()
+    await github?.close()
+    await vercel?.close()
+  },
+  { timeout: 120_000 },
+)
 
 /** Reads until `done` holds, every 100 ms, for at most `timeoutMs`: the last value either way. */
 async function until<T>(read: () => T | Promise<T>, done: (value: T) => boolean, timeoutMs: number) {
@@ -260,6 +267,69 @@ describe(`the scale-out check: ${COUNT} instances behind HAProxy`, () => {
     assert.ok(
       served.every((count) => count >= 5),
       `requests per instance: ${served.join(', ')}`,
+    )
+  })
+
+  it('an MCP client through the balancer: its calls are answered by every instance, as one conversation', async () => {
+    const { accessToken } = await platformAccount()
+    const created = await call(`${s.platform}/api/auth/api-keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${accessToken}` },
+      json: { name: 'mcp through the balancer' },
+    })
+    assert.equal(created.status, 200, JSON.stringify(created.body))
+    const { key } = created.body as { key: string }
+    const served = async (service: 'platform' | 'directory') =>
+      Promise.all(
+        s.instances.map((instance) =>
+          metricOf(instance[service], 'curio_http_request_duration_seconds_count', {
+            route: '/mcp',
+            status_code: '200',
+            service,
+          }),
+        ),
+      )
+
+    const before = await served('platform')
+    const platform = new Client({ name: 'scale-out', version: '1.0.0' })
+    await platform.connect(
+      new StreamableHTTPClientTransport(new URL(`${s.platform}/mcp`), {
+        requestInit: { headers: { 'x-api-key': key } },
+      }),
+    )
+    const tools = await platform.listTools()
+    assert.ok(tools.tools.some((tool) => tool.name === 'create_work'))
+    const names: string[] = []
+    for (let n = 0; n < COUNT * 2; n++) {
+      const name = `Through the balancer ${n}`
+      const work = await platform.callTool({ name: 'create_work', arguments: { name } })
+      assert.ok(!work.isError, JSON.stringify(work.content))
+      names.push(name)
+      // Whichever instance answers, the works made through the others are there.
+      const listed = await platform.callTool({ name: 'list_works', arguments: {} })
+      const works = (listed.structuredContent as { works: { name: string }[] }).works
+      assert.deepEqual(works.map((entry) => entry.name).sort(), [...names].sort())
+    }
+    await platform.close()
+    const after = await served('platform')
+    const perInstance = after.map((count, n) => count - (before[n] ?? 0))
+    assert.ok(
+      perInstance.every((count) => count >= 2),
+      `MCP messages answered per instance: ${perInstance.join(', ')}`,
+    )
+
+    const directoryBefore = await served('directory')
+    const directory = new Client({ name: 'scale-out', version: '1.0.0' })
+    await directory.connect(new StreamableHTTPClientTransport(new URL(`${s.directory}/mcp`)))
+    for (let n = 0; n < COUNT; n++) {
+      const categories = await directory.callTool({ name: 'list_categories', arguments: {} })
+      assert.ok(!categories.isError, JSON.stringify(categories.content))
+    }
+    await directory.close()
+    const directoryAfter = await served('directory')
+    assert.ok(
+      directoryAfter.every((count, n) => count - (directoryBefore[n] ?? 0) >= 1),
+      `directory MCP messages per instance: ${directoryAfter.map((count, n) => count - (directoryBefore[n] ?? 0)).join(', ')}`,
     )
   })
 
