@@ -1,3 +1,4 @@
+import type { AccessLevel } from '../../http/access.ts'
 import type { App } from '../../http/app.ts'
 import {
   createMcpEndpoint,
@@ -50,9 +51,11 @@ export function mcpRoutes(
   { tools, rateLimit }: { tools: readonly PlatformTool[]; rateLimit: RateLimit },
 ) {
   const endpoint = createMcpEndpoint({ name: 'curio-platform', instructions: INSTRUCTIONS, tools })
+  // Read at the first tool call, when every route is registered; each call then looks its route up once.
+  let levels: Map<string, AccessLevel> | undefined
   const levelOf = (route: string) => {
-    const [method, url] = route.split(' ')
-    return app.routeCatalog.find((entry) => entry.method === method && entry.url === url)?.access
+    levels ??= new Map(app.routeCatalog.map((entry) => [`${entry.method} ${entry.url}`, entry.access]))
+    return levels.get(route)
   }
 
   app.post(
