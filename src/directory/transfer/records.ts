@@ -98,6 +98,8 @@ export interface ExportSource {
   categories: { id: string; name: string; published: number }[]
   /** Every tag by name. */
   tags: { id: string; name: string }[]
+  /** Published items without a category (the Markdown export's last section, listed in its contents). */
+  uncategorized?: number
   /**
    * The items in the format's order, read in batches as the renderer asks: for Markdown the published ones
    * by category (the categories' order, items without one last), each category's newest first; for CSV and
