@@ -19,6 +19,7 @@ import { companiesModule } from './companies/module.ts'
 import { contactModule } from './contact/module.ts'
 import { crmModule } from './crm/module.ts'
 import { dashboardCache, dashboardModule } from './dashboard/module.ts'
+import { exportsModule } from './exports/module.ts'
 import { favoritesModule } from './favorites/module.ts'
 import { featuredModule } from './featured/module.ts'
 import { feedsCache, feedsModule } from './feeds/module.ts'
@@ -286,6 +287,7 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
     settings: () => site.site.settings(),
     cache: feedCache,
   })
+  const exports = exportsModule({ db, config, rateLimit, settings: () => site.site.settings() })
   const payments = paymentsModule({
     db,
     clock,
@@ -328,6 +330,7 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
       geocoding.module,
       locations.module,
       feeds.module,
+      exports.module,
       mcp.module,
     ],
     { jobs, notifications: createNotifications(database.source, log) },
