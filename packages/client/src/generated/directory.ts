@@ -23121,6 +23121,211 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the whole directory as a file
+         * @description The directory as an attachment named after the site (`{site-name}.md|csv|json`), streamed as it is read a thousand items at a time, so it costs the server the same memory at any size. The same directory gives the same bytes (no date is written), and importing a file into an empty directory then exporting it again gives that file back. `format=markdown` (`text/markdown`): an awesome list, `# ` the site’s name, `> ` its description, a `## Contents` list, then a `## ` section per category with published items in the site’s order, each item `- [name](url) - description` (its page on the site when it has no URL), newest first, and last `## Other` for items without a category; drafts and other unpublished items are left out. `format=csv` (`text/csv`): RFC 4180, CRLF, the header `slug,name,url,description,category,tags,status,company,iconUrl,imageUrl,address,city,country,latitude,longitude,isRemote,serviceArea,publishedAt`, one row per item whatever its status, by slug; tags joined by `; `; cells a spreadsheet would run as a formula (starting with = + - @, tab or CR) are prefixed with `'`, which an import removes. `format=json` (`application/json`): `{version: 1, site, categories, tags, items}`, every category and tag by name, every item by slug, one per line. An item written or removed during the export may or may not be in it. 10 per minute per client IP.
+         *
+         *     Access: an admin session (401 without a session, 403 for a non-admin).
+         */
+        get: {
+            parameters: {
+                query: {
+                    /**
+                     * @description the file’s format: an awesome list, a spreadsheet, or the JSON document an import reads
+                     * @example markdown
+                     */
+                    format: "markdown" | "csv" | "json";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The file, as an attachment */
+                200: {
+                    headers: {
+                        "Content-Disposition"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example # Coffee Atlas
+                         *
+                         *     > The independent coffee roasters of Europe.
+                         *
+                         *     ## Contents
+                         *
+                         *     - [Roasters](#roasters)
+                         *
+                         *     ## Roasters
+                         *
+                         *     - [Bonanza Coffee](https://bonanzacoffee.de) - Specialty roaster in Berlin since 2006.
+                         */
+                        "text/markdown": string;
+                        /**
+                         * @example slug,name,url,description,category,tags,status,company,iconUrl,imageUrl,address,city,country,latitude,longitude,isRemote,serviceArea,publishedAt
+                         *     bonanza-coffee,Bonanza Coffee,https://bonanzacoffee.de,Specialty roaster in Berlin since 2006.,Roasters,Espresso; Filter,published,Bonanza GmbH,,,Oderberger Str. 35,Berlin,DE,52.5386,13.4099,false,,2026-11-20T09:00:00.000Z
+                         */
+                        "text/csv": string;
+                        /**
+                         * @example {
+                         *       "version": 1,
+                         *       "site": {
+                         *         "name": "Coffee Atlas",
+                         *         "description": "The independent coffee roasters of Europe."
+                         *       },
+                         *       "categories": [
+                         *         "Roasters",
+                         *         "Cafés"
+                         *       ],
+                         *       "tags": [
+                         *         "Espresso",
+                         *         "Filter"
+                         *       ],
+                         *       "items": [
+                         *         {
+                         *           "slug": "bonanza-coffee",
+                         *           "name": "Bonanza Coffee",
+                         *           "description": "Specialty roaster in Berlin since 2006.",
+                         *           "url": "https://bonanzacoffee.de",
+                         *           "iconUrl": null,
+                         *           "imageUrl": null,
+                         *           "category": "Roasters",
+                         *           "tags": [
+                         *             "Espresso",
+                         *             "Filter"
+                         *           ],
+                         *           "company": "Bonanza GmbH",
+                         *           "status": "published",
+                         *           "location": {
+                         *             "address": "Oderberger Str. 35",
+                         *             "city": "Berlin",
+                         *             "country": "DE",
+                         *             "latitude": 52.5386,
+                         *             "longitude": 13.4099,
+                         *             "isRemote": false,
+                         *             "serviceArea": null
+                         *           },
+                         *           "publishedAt": "2026-11-20T09:00:00.000Z"
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": {
+                            /** @enum {number} */
+                            version: 1;
+                            site: {
+                                name: string;
+                                description: string;
+                            };
+                            /** @description every category’s name, in the site’s order */
+                            categories: string[];
+                            /** @description every tag’s name, by name */
+                            tags: string[];
+                            /** @description every item, whatever its status, by slug */
+                            items: {
+                                slug: string;
+                                name: string;
+                                description: string | null;
+                                url: string | null;
+                                iconUrl: string | null;
+                                imageUrl: string | null;
+                                /** @description the category’s name */
+                                category: string | null;
+                                /** @description tag names, by name */
+                                tags: string[];
+                                /** @description the company’s name */
+                                company: string | null;
+                                /** @enum {unknown} */
+                                status: "draft" | "pending" | "published" | "rejected";
+                                location: {
+                                    address: string | null;
+                                    city: string | null;
+                                    country: string | null;
+                                    latitude: number | null;
+                                    longitude: number | null;
+                                    isRemote: boolean;
+                                    serviceArea: string | null;
+                                };
+                                /** @description ISO 8601, UTC, milliseconds */
+                                publishedAt: string | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Invalid input. `VALIDATION_ERROR`: A field of params, query or body is invalid; `details` names each one. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+                /** @description Not authenticated. `UNAUTHORIZED`: No valid session, access token or API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+                /** @description Not allowed. `FORBIDDEN`: The caller is known but may not do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+                /** @description Rate limited. `RATE_LIMITED`: Too many requests; `Retry-After` says when to try again. */
+                429: {
+                    headers: {
+                        /** @description seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description requests allowed per window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description when the window resets, in Unix seconds */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+                /** @description Not ready. `DATABASE_UNAVAILABLE`: The database cannot be reached or did not answer in time; `Retry-After` says when to try again. */
+                503: {
+                    headers: {
+                        /** @description seconds to wait before trying again while the database cannot be reached */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/mcp": {
         parameters: {
             query?: never;
