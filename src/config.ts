@@ -830,6 +830,32 @@ const definitions = {
     'items a location index rebuild reads (and geocodes, where they lack coordinates) per step',
     { min: 1, max: 1000 },
   ),
+  importBatchSize: integer(
+    'IMPORT_BATCH_SIZE',
+    'Directory',
+    500,
+    'rows an import applies per step, each step one transaction (a restart resumes after the last whole step)',
+    { min: 1, max: 5000 },
+  ),
+  importMaxBytes: integer(
+    'IMPORT_MAX_BYTES',
+    'Directory',
+    10 * 1024 * 1024,
+    'the largest file an import takes, sent as `content` or fetched from its `url`',
+    { min: 1024, max: 100 * 1024 * 1024 },
+  ),
+  importFetchTimeoutMs: integer(
+    'IMPORT_FETCH_TIMEOUT_MS',
+    'Directory',
+    30_000,
+    'how long fetching an import’s `url` may take, the whole download',
+    { min: 100, max: 300_000 },
+  ),
+  importAllowedHosts: list(
+    'IMPORT_ALLOWED_HOSTS',
+    'Directory',
+    'hosts or CIDRs an import `url` may point at although private (production blocks private addresses; a local instance allows all)',
+  ),
   mapboxApiUrl: url('MAPBOX_API_URL', 'Directory', 'https://api.mapbox.com', 'Mapbox API base URL'),
   googleMapsApiUrl: url(
     'GOOGLE_MAPS_API_URL',

@@ -25,6 +25,7 @@ import { featuredModule } from './featured/module.ts'
 import { feedsCache, feedsModule } from './feeds/module.ts'
 import { geocodingModule } from './geocoding/module.ts'
 import { DirectoryError, errors } from './http/schemas.ts'
+import { importsModule } from './imports/module.ts'
 import { createDirectoryEnvelope } from './instance/envelope.ts'
 import { itemsModule } from './items/module.ts'
 import { categoryUsage, companyUsage, itemDisplay, tagUsage } from './items/usage.ts'
@@ -113,6 +114,11 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
       { name: 'companies', description: 'The companies behind items, and how many items name each' },
       { name: 'dashboard', description: 'The figures an admin opens the console for' },
       { name: 'favorites', description: 'A signed-in user’s favorite items' },
+      {
+        name: 'imports',
+        description:
+          'Imports of whole directories from awesome-list Markdown, CSV or JSON, run as durable jobs',
+      },
       {
         name: 'geocoding',
         description: 'Forward and reverse geocoding through Mapbox and Google, cached per instance',
@@ -288,6 +294,17 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
     cache: feedCache,
   })
   const exports = exportsModule({ db, config, rateLimit, settings: () => site.site.settings() })
+  const imports = importsModule({
+    db,
+    clock,
+    log,
+    jobs,
+    config,
+    rateLimit,
+    categories: categories.categories,
+    site: site.site,
+    caches: items.items.caches,
+  })
   const payments = paymentsModule({
     db,
     clock,
@@ -330,6 +347,7 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
       geocoding.module,
       locations.module,
       feeds.module,
+      imports.module,
       exports.module,
       mcp.module,
     ],

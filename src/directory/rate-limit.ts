@@ -18,4 +18,6 @@ export const RATE_LIMITS = {
   feeds: { limit: 100, windowMs: MINUTE_MS },
   /** The whole published directory in one document: enough to follow it, not to fetch it in a loop. */
   itemsExport: { limit: 10, windowMs: MINUTE_MS },
+  /** Imports queue durable jobs that rewrite the directory: a few a minute is plenty for an admin. */
+  imports: { limit: 10, windowMs: MINUTE_MS },
 } as const satisfies Record<string, RateLimitRule>

@@ -246,6 +246,7 @@ export const ERROR_CODES = {
     'Every configured geocoding provider failed (timed out, rate limited, refused or answered garbage); try again later.',
   ],
   GEOCODE_NO_RESULT: [404, 'The geocoding providers found nothing for this address or point.'],
+  IMPORT_NOT_FOUND: [404, 'No import has this id.'],
   LOCATION_INDEX_BUSY: [
     409,
     'A location index rebuild is already queued or running; its status says how far it is.',

@@ -78,13 +78,9 @@ export const imports = directorySchema.table(
     check('imports_status_check', sql`${table.status} in ('pending', 'running', 'completed', 'failed')`),
     check('imports_format_check', sql`${table.format} in ('markdown', 'csv', 'json')`),
     check('imports_mode_check', sql`${table.mode} in ('upsert', 'create-only')`),
-    uniqueIndex('imports_one_running')
-      .on(sql`(true)`)
-      .where(sql`${table.status} = 'running'`),
+    uniqueIndex('imports_one_running').on(sql`(true)`).where(sql`${table.status} = 'running'`),
     index('imports_created_idx').on(table.createdAt.desc(), table.id.desc()),
-    index('imports_pending_idx')
-      .on(table.createdAt)
-      .where(sql`${table.status} = 'pending'`),
+    index('imports_pending_idx').on(table.createdAt).where(sql`${table.status} = 'pending'`),
   ],
 )
 
