@@ -281,8 +281,9 @@ describe('importing CSV and JSON', () => {
     )
     const listed = await adminItems(h, admin)
     const blue = listed.find((item) => item.slug === 'blue-bottle')
+    assert.ok(blue)
     assert.deepEqual(
-      (blue?.tags as Json[]).map((tag) => tag.name),
+      (blue.tags as Json[]).map((tag) => tag.name),
       ['espresso', 'single origin'],
     )
     assert.equal(listed.find((item) => item.slug === 'drafty')?.status, 'draft')

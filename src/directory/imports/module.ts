@@ -52,7 +52,11 @@ export function importsModule(deps: {
     jobs: [
       {
         name: IMPORT_STEP_JOB,
-        handler: async (data: ImportStepJob) => imports.step(data),
+        handler: (data: ImportStepJob) =>
+          imports.step(data).catch(async (error: unknown) => {
+            await imports.noteFailure(data.importId, error)
+            throw error
+          }),
         retryLimit: 5,
         retryDelaySeconds: 5,
         retryBackoff: true,
@@ -61,7 +65,11 @@ export function importsModule(deps: {
       },
       {
         name: IMPORT_DRY_RUN_JOB,
-        handler: async (data: ImportDryRunJob) => imports.dryRun(data),
+        handler: (data: ImportDryRunJob) =>
+          imports.dryRun(data).catch(async (error: unknown) => {
+            await imports.noteFailure(data.importId, error)
+            throw error
+          }),
         retryLimit: 3,
         retryDelaySeconds: 5,
         expireInSeconds: 900,
@@ -69,9 +77,14 @@ export function importsModule(deps: {
       {
         name: IMPORT_SWEEP_JOB,
         cron: '* * * * *',
+        // Another instance's crash is noticed within a minute, without waiting for a restart.
         handler: async () => imports.sweep(),
       },
     ],
+    // A restart finds the imports its own crash left behind.
+    onReady: async () => {
+      await imports.sweep()
+    },
   }
   return { imports, module }
 }

@@ -130,7 +130,8 @@ export const Import = Type.Object(
     ),
     failure: Nullable(
       Type.String({
-        description: 'why a failed import stopped',
+        description:
+          'why a failed import stopped; on a running one, why its last attempt failed (it is tried again)',
         examples: ['the file could not be fetched: HTTP 404'],
       }),
     ),

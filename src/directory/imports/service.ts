@@ -373,6 +373,7 @@ export function createImportService(deps: ImportServiceDeps) {
         .update(imports)
         .set({
           ...progress,
+          failure: null,
           updatedAt: now,
           ...(completed ? { status: 'completed' as const, finishedAt: now } : {}),
         })
@@ -511,6 +512,19 @@ export function createImportService(deps: ImportServiceDeps) {
     },
 
     /**
+     * Notes that an attempt of a running import's job failed on something unexpected (logged with its cause;
+     * the answer says no more). A later attempt that succeeds clears it; if none does, the sweep fails the run.
+     */
+    async noteFailure(importId: string, error: unknown): Promise<void> {
+      log.warn({ err: error, importId }, 'import: an attempt failed')
+      await db
+        .update(imports)
+        .set({ failure: 'the import stopped on an unexpected error; the server log has its cause' })
+        .where(and(eq(imports.id, importId), eq(imports.status, 'running')))
+        .catch(() => undefined)
+    },
+
+    /**
      * Sends again the job of a running import that made no progress for `IMPORT_STALLED_MS` (its process
      * died: a real run resumes after its last whole batch, a dry run starts over), and starts the oldest
      * pending one when none runs.
@@ -523,6 +537,16 @@ export function createImportService(deps: ImportServiceDeps) {
           .from(imports)
           .where(and(eq(imports.status, 'running'), lt(imports.updatedAt, stalledBefore)))
         for (const row of stalled) {
+          if (row.failure !== null) {
+            // Its job failed every attempt: the error stands as the run's end.
+            await tx
+              .update(imports)
+              .set({ status: 'failed', content: null, finishedAt: clock.now(), updatedAt: clock.now() })
+              .where(eq(imports.id, row.id))
+            await tx.delete(importRows).where(eq(importRows.importId, row.id))
+            log.warn({ importId: row.id }, 'import failed: its job failed every attempt')
+            continue
+          }
           await tx.update(imports).set({ updatedAt: clock.now() }).where(eq(imports.id, row.id))
           if (row.dryRun) await jobs.send<ImportDryRunJob>(IMPORT_DRY_RUN_JOB, { importId: row.id }, { tx })
           else {
