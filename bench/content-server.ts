@@ -22,6 +22,7 @@ import { buildDirectoryApp } from '../src/directory/app.ts'
 import { itemCollections } from '../src/directory/collections/memberships.ts'
 import type { AdminItemQuery } from '../src/directory/items/schemas.ts'
 import { createItemCountCache, createItemService } from '../src/directory/items/service.ts'
+import { itemLinkChecks } from '../src/directory/links/item-links.ts'
 import { createJobs } from '../src/jobs/index.ts'
 import { systemClock } from '../src/lib/clock.ts'
 import { createLogger } from '../src/lib/logger.ts'
@@ -270,6 +271,7 @@ const items = createItemService({
   // ids are read in its admin answer, through the collections' own fragment).
   categories: { adjustCounts: readsOnly },
   collections: { ...itemCollections, unknownIds: readsOnly, set: readsOnly },
+  links: itemLinkChecks,
   profiles: { countSubmission: readsOnly },
 })
 

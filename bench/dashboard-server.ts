@@ -31,6 +31,7 @@ import { itemCollections } from '../src/directory/collections/memberships.ts'
 import { createCommentService } from '../src/directory/comments/service.ts'
 import { createDashboardCache, createDashboardService } from '../src/directory/dashboard/service.ts'
 import { createItemCountCache, createItemService } from '../src/directory/items/service.ts'
+import { itemLinkChecks } from '../src/directory/links/item-links.ts'
 import { ADMIN_NOTICE_TYPES } from '../src/directory/notifications/schemas.ts'
 import { adminNotifications } from '../src/directory/notifications/tables.ts'
 import { createJobs } from '../src/jobs/index.ts'
@@ -313,6 +314,7 @@ const itemService = createItemService({
   // ids are read in its admin answer, through the collections' own fragment).
   categories: { adjustCounts: readsOnly },
   collections: { ...itemCollections, unknownIds: readsOnly, set: readsOnly },
+  links: itemLinkChecks,
   profiles: { countSubmission: readsOnly },
 })
 const commentService = createCommentService({ db, clock: systemClock, moderation: () => 'pre' })

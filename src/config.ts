@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os'
-import { DAY_MS } from './lib/time.ts'
+import { DAY_MS, HOUR_MS, MINUTE_MS } from './lib/time.ts'
 
 /**
  * Every setting Curio reads, typed and validated once at start. Nothing else reads process.env.
@@ -202,6 +202,22 @@ function repository(env: string, group: string, meaning: string): Setting<string
       throw new ConfigError(env, `must be a repository as owner/name (got "${raw}")`)
     }
     return raw.trim()
+  })
+}
+
+/** A duration as `<n>m`, `<n>h` or `<n>d` (at least a minute) in milliseconds, or `off`: null. */
+function linkCheckInterval(env: string, group: string, meaning: string): Setting<number | null> {
+  const units: Record<string, number> = { m: MINUTE_MS, h: HOUR_MS, d: DAY_MS }
+  return make(env, group, meaning, '`1d`', (raw) => {
+    if (!present(raw)) return DAY_MS
+    const value = raw.trim().toLowerCase()
+    if (value === 'off') return null
+    const match = /^(\d{1,4})([mhd])$/.exec(value)
+    const ms = match ? Number(match[1]) * (units[match[2] as string] as number) : 0
+    if (ms < MINUTE_MS) {
+      throw new ConfigError(env, `must be a duration such as 30m, 12h or 1d, or off (got "${raw}")`)
+    }
+    return ms
   })
 }
 
@@ -889,6 +905,51 @@ const definitions = {
     8,
     'attempts at one CRM sync before it is `failed` (a refusal such as a 401 fails it at once)',
     { min: 1, max: 20 },
+  ),
+  linkCheckInterval: linkCheckInterval(
+    'LINK_CHECK_INTERVAL',
+    'Directory',
+    'how often every published item’s URL is checked: a run starts when the latest is older than this (`30m`, `12h`, `1d`, `7d`; looked at every 5 minutes), or `off`',
+  ),
+  linkCheckFailures: integer(
+    'LINK_CHECK_FAILURES',
+    'Directory',
+    3,
+    'failed checks in a row that make an item’s link `broken` (the admins are told once, by the run that broke it)',
+    { min: 1, max: 100 },
+  ),
+  linkCheckTimeoutMs: integer(
+    'LINK_CHECK_TIMEOUT_MS',
+    'Directory',
+    10_000,
+    'time limit of one request of a link check (each redirect hop, HEAD and GET apart)',
+    { min: 100, max: 120_000 },
+  ),
+  linkCheckHostDelayMs: integer(
+    'LINK_CHECK_HOST_DELAY_MS',
+    'Directory',
+    1000,
+    'least time between the starts of two link-check requests to one host (at most 2 at once per host): one host gets at most 1000 / this requests per second',
+    { min: 0, max: 600_000 },
+  ),
+  linkCheckConcurrency: integer(
+    'LINK_CHECK_CONCURRENCY',
+    'Directory',
+    10,
+    'link-check requests one instance makes at once, all hosts together',
+    { min: 1, max: 200 },
+  ),
+  linkCheckBatchSize: integer(
+    'LINK_CHECK_BATCH_SIZE',
+    'Directory',
+    100,
+    'items a link check run checks per step (its progress is saved after each)',
+    { min: 1, max: 1000 },
+  ),
+  linkCheckAllowedHosts: list(
+    'LINK_CHECK_ALLOWED_HOSTS',
+    'Directory',
+    'hosts or CIDRs an item URL may point at although private, for the link check (production blocks private addresses; a local instance allows all)',
   ),
   directoryEncryptionKey: hexKey(
     'DIRECTORY_ENCRYPTION_KEY',

@@ -29,6 +29,8 @@ import { importsModule } from './imports/module.ts'
 import { createDirectoryEnvelope } from './instance/envelope.ts'
 import { itemsModule } from './items/module.ts'
 import { categoryUsage, companyUsage, itemDisplay, tagUsage } from './items/usage.ts'
+import { itemLinkChecks } from './links/item-links.ts'
+import { linksModule } from './links/module.ts'
 import { locationsModule } from './locations/module.ts'
 import { mcpModule } from './mcp/module.ts'
 import { notificationsModule } from './notifications/module.ts'
@@ -221,6 +223,7 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
     submissionsOpen: async () => (await site.site.settings()).data.submissions.enabled,
     categories: categories.categories,
     collections: itemCollections,
+    links: itemLinkChecks,
     profiles: clients.profiles,
   })
   const notifications = notificationsModule({ db, clock, caches: [figures.clears.notices] })
@@ -294,6 +297,7 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
     cache: feedCache,
   })
   const exports = exportsModule({ db, config, rateLimit, settings: () => site.site.settings() })
+  const links = linksModule({ db, clock, log, jobs, config })
   const imports = importsModule({
     db,
     clock,
@@ -347,8 +351,9 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
       geocoding.module,
       locations.module,
       feeds.module,
-      imports.module,
       exports.module,
+      imports.module,
+      links.module,
       mcp.module,
     ],
     { jobs, notifications: createNotifications(database.source, log) },

@@ -251,6 +251,8 @@ export const ERROR_CODES = {
     409,
     'A location index rebuild is already queued or running; its status says how far it is.',
   ],
+  ITEM_HAS_NO_URL: [400, 'Checking the link of an item that has no URL.'],
+  LINK_CHECK_BUSY: [409, 'A link check run is already queued or running; its status says how far it is.'],
 
   // Directory: tags and companies.
   TAG_NOT_FOUND: [404, 'No tag has this id.'],

@@ -98,7 +98,7 @@ export async function resolveAndCheck(
 
 export interface SafeRequestOptions {
   url: string
-  method: 'GET' | 'POST' | 'PATCH'
+  method: 'GET' | 'HEAD' | 'POST' | 'PATCH'
   headers: Record<string, string>
   body?: string | Buffer
   /** The whole exchange: lookup, connection, headers and body. */

@@ -3,7 +3,10 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { eq, sql } from 'drizzle-orm'
+import { createNotifications } from '../../src/db/notifications.ts'
+import { CONTENT_CHANGED_CHANNEL } from '../../src/directory/content.ts'
 import { itemHistory, items } from '../../src/directory/items/tables.ts'
+import { createLogger } from '../../src/lib/logger.ts'
 import { type DirectoryHarness, siteRequest, startDirectory } from '../helpers/apps.ts'
 
 type Json = Record<string, unknown>
@@ -405,5 +408,57 @@ describe('imports run one at a time', () => {
     )
     assert.equal(a.result?.created, 60)
     assert.equal(b.result?.created, 60)
+  })
+})
+
+describe('an import and the caches of every instance', () => {
+  let a: DirectoryHarness
+  let b: DirectoryHarness
+  let admin: string
+
+  before(async () => {
+    a = await startDirectory({ env: { IMPORT_BATCH_SIZE: '2' } })
+    b = await startDirectory({ databases: a.databases, env: { IMPORT_BATCH_SIZE: '2' } })
+    admin = await a.adminCookie()
+  })
+  after(async () => {
+    await b.close()
+    await a.close()
+  })
+
+  it('another instance shows the imported items, its caches cleared once for the whole import', async () => {
+    const notifications = createNotifications(a.databases.directory.source, createLogger('silent'))
+    const heard: string[] = []
+    await notifications.listen(CONTENT_CHANGED_CHANNEL, (payload) => heard.push(payload))
+    try {
+      // Instance B caches the empty public list and category list first.
+      const before = await siteRequest(b, 'GET', '/api/items', {})
+      assert.equal(before.json().meta.total, 0)
+      const result = await importFile(a, admin, { format: 'markdown', content: AWESOME })
+      assert.equal(result.result?.created, 5)
+      const deadline = Date.now() + 5000
+      for (;;) {
+        const listed = await siteRequest(b, 'GET', '/api/items', {})
+        if (listed.json().meta.total === 5) break
+        assert.ok(Date.now() < deadline, `instance B still shows ${listed.json().meta.total} items`)
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+      // Three batches of two rows, one notification of each kind of content, at the end: notifications
+      // arrive in commit order, so once the last is heard any sent per batch would have come before it.
+      while (!heard.includes('companies')) {
+        assert.ok(Date.now() < deadline, `heard ${JSON.stringify(heard)}`)
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+      assert.deepEqual(
+        heard.filter((payload) => payload === 'items'),
+        ['items'],
+      )
+      assert.deepEqual(
+        heard.filter((payload) => payload === 'categories'),
+        ['categories'],
+      )
+    } finally {
+      await notifications.close()
+    }
   })
 })

@@ -55,7 +55,17 @@ export const CreateImportBody = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      { format: 'markdown', content: EXAMPLE_MARKDOWN, dryRun: true },
+      {
+        format: 'markdown',
+        url: 'https://raw.githubusercontent.com/example/awesome-coffee/main/README.md',
+        mode: 'create-only',
+      },
+    ],
+  },
 )
 export type CreateImportBody = Static<typeof CreateImportBody>
 

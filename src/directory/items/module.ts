@@ -7,7 +7,7 @@ import type { CategoryService } from '../categories/service.ts'
 import type { ProfileService } from '../clients/profiles.ts'
 import type { Clearable } from '../content.ts'
 import { createPublicItemCache, createPublicItems } from './public.ts'
-import type { ItemCollections } from './relations.ts'
+import type { ItemCollections, ItemLinks } from './relations.ts'
 import { adminItemRoutes } from './routes.ts'
 import { createItemCountCache, createItemService } from './service.ts'
 import { siteItemRoutes } from './site-routes.ts'
@@ -28,6 +28,8 @@ export function itemsModule(deps: {
   categories: Pick<CategoryService, 'adjustCounts'>
   /** The collections an item is in (collections/memberships.ts). */
   collections: ItemCollections
+  /** An item's link check (links/item-links.ts). */
+  links: ItemLinks
   profiles: Pick<ProfileService, 'countSubmission'>
 }) {
   const { db, clock, log, rateLimit } = deps
@@ -41,6 +43,7 @@ export function itemsModule(deps: {
     counts,
     categories: deps.categories,
     collections: deps.collections,
+    links: deps.links,
     profiles: deps.profiles,
   })
   const site = createPublicItems({ db, cache })

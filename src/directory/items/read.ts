@@ -6,7 +6,7 @@ import { categories } from '../categories/tables.ts'
 import { companies } from '../companies/tables.ts'
 import { featuredItems } from '../featured/tables.ts'
 import { tags } from '../tags/tables.ts'
-import type { ItemCollections } from './relations.ts'
+import type { ItemCollections, ItemLink, ItemLinks, LinkStatus } from './relations.ts'
 import type { Item, PublicItem } from './schemas.ts'
 import { items, itemTags } from './tables.ts'
 
@@ -38,17 +38,21 @@ const publicColumns = {
   tags: tagsOfItem,
 }
 
-/** What admins see besides: the submitter, the item's collections and whether it is featured. */
-const adminColumns = (now: Date | Placeholder, collections: AdminCollections) => ({
+/** What admins see besides: the submitter, the item's collections, whether it is featured, its link check. */
+const adminColumns = (now: Date | Placeholder, relations: AdminRelations) => ({
   ...publicColumns,
   submitterName: users.name,
   submitterEmail: users.email,
-  collectionIds: collections.idsOf(items.id),
+  collectionIds: relations.collections.idsOf(items.id),
   featured: sql<boolean>`${isFeatured(now)}`,
+  link: relations.links.linkOf(items.id, items.url),
 })
 
-/** What the admin view asks of collections: an item's collection ids, in its one statement. */
-export type AdminCollections = Pick<ItemCollections, 'idsOf'>
+/** What the admin view asks of collections and link checks: each a subquery of its one statement. */
+export interface AdminRelations {
+  collections: Pick<ItemCollections, 'idsOf'>
+  links: Pick<ItemLinks, 'linkOf'>
+}
 
 /** `select … from items` as the public site shows them: add `where`, order and limits, then `publicItemOf`. */
 export const selectPublicItems = (db: DbOrTx) =>
@@ -59,9 +63,9 @@ export const selectPublicItems = (db: DbOrTx) =>
     .leftJoin(companies, eq(companies.id, items.companyId))
 
 /** `select … from items` as admins see them: add `where`, order and limits, then `adminItemOf`. */
-export const selectAdminItems = (db: DbOrTx, now: Date | Placeholder, collections: AdminCollections) =>
+export const selectAdminItems = (db: DbOrTx, now: Date | Placeholder, relations: AdminRelations) =>
   db
-    .select(adminColumns(now, collections))
+    .select(adminColumns(now, relations))
     .from(items)
     .leftJoin(categories, eq(categories.id, items.categoryId))
     .leftJoin(companies, eq(companies.id, items.companyId))
@@ -80,6 +84,7 @@ interface AdminRow extends PublicRow {
   submitterEmail: string | null
   collectionIds: string[]
   featured: boolean
+  link: Record<string, unknown> | null
 }
 
 /**
@@ -141,9 +146,32 @@ export const publicItemOf = ({
   updatedAt: row.updatedAt,
 })
 
+/** The link of an item never checked at its current URL. */
+const UNCHECKED: ItemLink = {
+  status: 'unchecked',
+  httpStatus: null,
+  finalUrl: null,
+  reason: null,
+  checkedAt: null,
+  failures: 0,
+}
+
+/** The link check's JSON object (dates as text) as an item's `link`. */
+const linkOf = (json: Record<string, unknown> | null): ItemLink =>
+  json === null
+    ? UNCHECKED
+    : {
+        status: json.status as LinkStatus,
+        httpStatus: (json.httpStatus as number | null) ?? null,
+        finalUrl: (json.finalUrl as string | null) ?? null,
+        reason: (json.reason as string | null) ?? null,
+        checkedAt: typeof json.checkedAt === 'string' ? new Date(json.checkedAt) : null,
+        failures: Number(json.failures ?? 0),
+      }
+
 /** A row of `selectAdminItems` as admins see it. */
 export const adminItemOf = (adminRow: AdminRow): Item => {
-  const { row, submitterName, submitterEmail, collectionIds, featured } = adminRow
+  const { row, submitterName, submitterEmail, collectionIds, featured, link } = adminRow
   return {
     ...publicItemOf(adminRow),
     status: row.status,
@@ -156,6 +184,7 @@ export const adminItemOf = (adminRow: AdminRow): Item => {
     reviewNote: row.reviewNote,
     reviewedBy: row.reviewedBy,
     reviewedAt: row.reviewedAt,
+    link: linkOf(link),
   }
 }
 
@@ -165,8 +194,8 @@ export const adminItemOf = (adminRow: AdminRow): Item => {
  * anew cost more than running them. The list finds a page's ids with a plain statement, then reads them
  * here.
  */
-export function createAdminItemsByIds(db: Db, collections: AdminCollections) {
-  const statement = selectAdminItems(db, sql.placeholder('now'), collections)
+export function createAdminItemsByIds(db: Db, relations: AdminRelations) {
+  const statement = selectAdminItems(db, sql.placeholder('now'), relations)
     .where(sql`${items.id} = any(${sql.placeholder('ids')}::uuid[])`)
     .prepare('directory_admin_items_by_ids')
   return async (ids: string[], now: Date): Promise<Item[]> => {

@@ -30,6 +30,34 @@ export interface ItemCollections {
   idsOf(itemId: AnyColumn): SQL<string[]>
 }
 
+/** What a link check made of an item's URL; `unchecked` also when its URL changed since it was checked. */
+export const LINK_STATUSES = ['ok', 'redirected', 'broken', 'unchecked'] as const
+export type LinkStatus = (typeof LINK_STATUSES)[number]
+
+/** An item's link as admins see it: the check of its current URL, or `unchecked`. */
+export interface ItemLink {
+  status: LinkStatus
+  httpStatus: number | null
+  finalUrl: string | null
+  reason: string | null
+  checkedAt: Date | null
+  failures: number
+}
+
+/**
+ * The link checks of an item, as the admin view needs them. The checks' table references items, so the links
+ * module answers this (links/item-links.ts) and `app.ts` hands it in.
+ */
+export interface ItemLinks {
+  /**
+   * The check of the item's current URL (`itemId` and `url` are columns of the enclosing query), as one JSON
+   * object or null: a subquery, so a page of items stays one statement.
+   */
+  linkOf(itemId: AnyColumn, url: AnyColumn): SQL<Record<string, unknown> | null>
+  /** Items whose current URL's check has `status` (`unchecked`: never checked, or checked at another URL). */
+  withStatus(itemId: AnyColumn, url: AnyColumn, status: LinkStatus): SQL
+}
+
 /**
  * Checks that every category, tag, company and collection the input names exists (a submission may
  * only use active categories), naming each failing field in one 400.

@@ -1,6 +1,7 @@
 import { type Static, type TSchema, Type } from 'typebox'
 import { HttpUrl, NullableTimestamp, Query, Timestamp } from '../../http/schemas.ts'
 import { PageMetaFields, PageQueryFields } from '../../lib/pagination.ts'
+import { LINK_STATUSES } from './relations.ts'
 import { ITEM_STATUSES } from './tables.ts'
 
 /** Field limits of an item; bulk calls and search terms are bounded so one request stays bounded. */
@@ -66,6 +67,14 @@ const EXAMPLE_ITEM = {
   reviewNote: 'Checked the address.',
   reviewedBy: '1c3e5a7b-9d0f-4b2d-8e6a-0c2e4a6b8d0f',
   reviewedAt: '2026-11-20T09:00:00.000Z',
+  link: {
+    status: 'redirected',
+    httpStatus: 200,
+    finalUrl: 'https://bluebottlecoffee.com/us',
+    reason: null,
+    checkedAt: '2026-11-27T03:10:00.000Z',
+    failures: 0,
+  },
 }
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
@@ -116,6 +125,34 @@ export const PublicItem = Type.Object({
 })
 export type PublicItem = Static<typeof PublicItem>
 
+/** What the latest check of an item's current URL found (docs/link-checks.md). */
+export const ItemLinkSchema = Type.Object(
+  {
+    status: Type.Enum([...LINK_STATUSES], {
+      description:
+        '`ok` (2xx), `redirected` (2xx after redirects), `broken` (LINK_CHECK_FAILURES failed checks in a row), ' +
+        '`unchecked` (not checked at its current URL yet, or only failed, fewer times than that); a failure ' +
+        'short of the limit keeps the status the link had',
+      examples: ['redirected'],
+    }),
+    httpStatus: Nullable(
+      Type.Integer({ description: 'the status of the last answer; null without one', examples: [200] }),
+    ),
+    finalUrl: Nullable(
+      Type.String({ description: 'where the redirects led', examples: ['https://bluebottlecoffee.com/us'] }),
+    ),
+    reason: Nullable(
+      Type.String({
+        description: 'why the latest check failed: `HTTP 404`, `timeout`, `DNS: …`, `connection refused`, …',
+        examples: ['HTTP 404'],
+      }),
+    ),
+    checkedAt: NullableTimestamp,
+    failures: Type.Integer({ description: 'failed checks in a row; a success resets it', examples: [0] }),
+  },
+  { description: 'the latest link check of the item’s current URL' },
+)
+
 /** An item as admins see it: the public fields, its status, review and submitter. */
 export const Item = Type.Object({
   ...PublicItem.properties,
@@ -132,6 +169,7 @@ export const Item = Type.Object({
   reviewNote: Nullable(Type.String({ examples: [EXAMPLE_ITEM.reviewNote] })),
   reviewedBy: Nullable(Type.String({ description: 'the reviewing admin’s user id' })),
   reviewedAt: NullableTimestamp,
+  link: ItemLinkSchema,
 })
 export type Item = Static<typeof Item>
 
@@ -317,6 +355,11 @@ export const AdminItemQuery = Query({
   tag: Type.Optional(Type.String({ maxLength: 100, description: 'a tag id' })),
   company: Type.Optional(Type.String({ format: 'uuid', description: 'a company id' })),
   featured: Type.Optional(Bool('only items on (or off) the featured shelf')),
+  linkStatus: Type.Optional(
+    Type.Enum([...LINK_STATUSES], {
+      description: 'only items whose current URL’s link check has this status (`unchecked`: none yet)',
+    }),
+  ),
   sortBy: Type.Enum([...ITEM_SORT_FIELDS], { default: 'createdAt' }),
   sortOrder: Type.Enum(['asc', 'desc'], { default: 'desc' }),
 })

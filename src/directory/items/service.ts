@@ -36,6 +36,7 @@ import {
   categoryCountChanges,
   checkReferences,
   type ItemCollections,
+  type ItemLinks,
   setTags,
   tagIdsOf,
 } from './relations.ts'
@@ -63,6 +64,8 @@ export interface ItemServiceDeps {
   categories: Pick<CategoryService, 'adjustCounts'>
   /** The collections an item is in: checked and set in the item's write, listed in its admin answer. */
   collections: ItemCollections
+  /** An item's link check: shown in its admin answer, filtered on by the admin list. */
+  links: ItemLinks
   /** A submission is counted on the submitter's client profile. */
   profiles: Pick<ProfileService, 'countSubmission'>
 }
@@ -124,10 +127,10 @@ function locationOf(current: Partial<Row>, input: LocationInput | undefined) {
 
 /** Items: the admin's management, the history of every change, and submissions from the site. */
 export function createItemService(deps: ItemServiceDeps) {
-  const { db, clock, log, caches, counts, categories, collections, profiles } = deps
+  const { db, clock, log, caches, counts, categories, collections, links, profiles } = deps
   /** Runs a write and tells every instance, this one at once, that items (and what else it names) changed. */
   const write = contentWriter(db, ITEMS_CONTENT, [...caches, counts])
-  const itemsByIds = createAdminItemsByIds(db, collections)
+  const itemsByIds = createAdminItemsByIds(db, { collections, links })
 
   /** Keeps the published count of each category in step with an item going from `before` to `after`. */
   const adjustCategoryCounts = (
@@ -154,7 +157,9 @@ export function createItemService(deps: ItemServiceDeps) {
 
   async function read(id: string, executor: DbOrTx = db): Promise<Item> {
     if (!isUuid(id)) throw itemNotFound()
-    const [row] = await selectAdminItems(executor, clock.now(), collections).where(eq(items.id, id))
+    const [row] = await selectAdminItems(executor, clock.now(), { collections, links }).where(
+      eq(items.id, id),
+    )
     if (!row) throw itemNotFound()
     return adminItemOf(row)
   }
@@ -339,6 +344,7 @@ export function createItemService(deps: ItemServiceDeps) {
         : query.featured === 'true'
           ? isFeatured(clock.now())
           : sql`not ${isFeatured(clock.now())}`,
+      query.linkStatus === undefined ? undefined : links.withStatus(items.id, items.url, query.linkStatus),
     ]
     return and(...conditions)
   }
@@ -374,7 +380,9 @@ export function createItemService(deps: ItemServiceDeps) {
           )
         },
         total: () => {
-          if (query.featured !== undefined) return countRows(db, items, where)
+          // Featured entries move with time and link checks write no item: neither total is cached.
+          if (query.featured !== undefined || query.linkStatus !== undefined)
+            return countRows(db, items, where)
           const key = JSON.stringify([query.search, query.status, query.category, query.tag, query.company])
           return counts.get(key, () => countRows(db, items, where))
         },

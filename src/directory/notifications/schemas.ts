@@ -2,12 +2,13 @@ import { type Static, Type } from 'typebox'
 import { NullableTimestamp, Query, Timestamp } from '../../http/schemas.ts'
 import { PageMetaFields, PageQueryFields } from '../../lib/pagination.ts'
 
-/** What a notification is about: a submission, a comment awaiting moderation, a contact message, a report. */
+/** What a notification is about: a submission, a comment awaiting moderation, a contact message, a report, links a check found broken. */
 export const ADMIN_NOTICE_TYPES = [
   'item_submitted',
   'comment_pending',
   'contact_message',
   'report_created',
+  'links_broken',
 ] as const
 export type AdminNoticeType = (typeof ADMIN_NOTICE_TYPES)[number]
 
