@@ -7514,6 +7514,8 @@ export interface paths {
                     company?: string;
                     /** @description only items on (or off) the featured shelf */
                     featured?: "true" | "false";
+                    /** @description only items whose current URL’s link check has this status (`unchecked`: none yet) */
+                    linkStatus?: "ok" | "redirected" | "broken" | "unchecked";
                     sortBy?: "createdAt" | "updatedAt" | "publishedAt" | "name" | "status";
                     sortOrder?: "asc" | "desc";
                 };
@@ -7584,7 +7586,15 @@ export interface paths {
                          *           },
                          *           "reviewNote": "Checked the address.",
                          *           "reviewedBy": "1c3e5a7b-9d0f-4b2d-8e6a-0c2e4a6b8d0f",
-                         *           "reviewedAt": "2026-11-20T09:00:00.000Z"
+                         *           "reviewedAt": "2026-11-20T09:00:00.000Z",
+                         *           "link": {
+                         *             "status": "redirected",
+                         *             "httpStatus": 200,
+                         *             "finalUrl": "https://bluebottlecoffee.com/us",
+                         *             "reason": null,
+                         *             "checkedAt": "2026-11-27T03:10:00.000Z",
+                         *             "failures": 0
+                         *           }
                          *         }
                          *       ],
                          *       "meta": {
@@ -7679,6 +7689,28 @@ export interface paths {
                                  * @example 2026-11-22T10:00:00.000Z
                                  */
                                 reviewedAt: string | null;
+                                /** @description the latest link check of the item’s current URL */
+                                link: {
+                                    /**
+                                     * @description `ok` (2xx), `redirected` (2xx after redirects), `broken` (LINK_CHECK_FAILURES failed checks in a row), `unchecked` (not checked at its current URL yet, or only failed, fewer times than that); a failure short of the limit keeps the status the link had
+                                     * @example redirected
+                                     * @enum {unknown}
+                                     */
+                                    status: "ok" | "redirected" | "broken" | "unchecked";
+                                    httpStatus: number | null;
+                                    finalUrl: string | null;
+                                    reason: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @example 2026-11-22T10:00:00.000Z
+                                     */
+                                    checkedAt: string | null;
+                                    /**
+                                     * @description failed checks in a row; a success resets it
+                                     * @example 0
+                                     */
+                                    failures: number;
+                                };
                             }[];
                             meta: {
                                 /** @example 1 */
@@ -7880,7 +7912,15 @@ export interface paths {
                          *         },
                          *         "reviewNote": "Checked the address.",
                          *         "reviewedBy": "1c3e5a7b-9d0f-4b2d-8e6a-0c2e4a6b8d0f",
-                         *         "reviewedAt": "2026-11-20T09:00:00.000Z"
+                         *         "reviewedAt": "2026-11-20T09:00:00.000Z",
+                         *         "link": {
+                         *           "status": "redirected",
+                         *           "httpStatus": 200,
+                         *           "finalUrl": "https://bluebottlecoffee.com/us",
+                         *           "reason": null,
+                         *           "checkedAt": "2026-11-27T03:10:00.000Z",
+                         *           "failures": 0
+                         *         }
                          *       }
                          *     }
                          */
@@ -7968,6 +8008,28 @@ export interface paths {
                                  * @example 2026-11-22T10:00:00.000Z
                                  */
                                 reviewedAt: string | null;
+                                /** @description the latest link check of the item’s current URL */
+                                link: {
+                                    /**
+                                     * @description `ok` (2xx), `redirected` (2xx after redirects), `broken` (LINK_CHECK_FAILURES failed checks in a row), `unchecked` (not checked at its current URL yet, or only failed, fewer times than that); a failure short of the limit keeps the status the link had
+                                     * @example redirected
+                                     * @enum {unknown}
+                                     */
+                                    status: "ok" | "redirected" | "broken" | "unchecked";
+                                    httpStatus: number | null;
+                                    finalUrl: string | null;
+                                    reason: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @example 2026-11-22T10:00:00.000Z
+                                     */
+                                    checkedAt: string | null;
+                                    /**
+                                     * @description failed checks in a row; a success resets it
+                                     * @example 0
+                                     */
+                                    failures: number;
+                                };
                             };
                         };
                     };
@@ -8386,7 +8448,15 @@ export interface paths {
                          *         },
                          *         "reviewNote": "Checked the address.",
                          *         "reviewedBy": "1c3e5a7b-9d0f-4b2d-8e6a-0c2e4a6b8d0f",
-                         *         "reviewedAt": "2026-11-20T09:00:00.000Z"
+                         *         "reviewedAt": "2026-11-20T09:00:00.000Z",
+                         *         "link": {
+                         *           "status": "redirected",
+                         *           "httpStatus": 200,
+                         *           "finalUrl": "https://bluebottlecoffee.com/us",
+                         *           "reason": null,
+                         *           "checkedAt": "2026-11-27T03:10:00.000Z",
+                         *           "failures": 0
+                         *         }
                          *       }
                          *     }
                          */
@@ -8474,6 +8544,28 @@ export interface paths {
                                  * @example 2026-11-22T10:00:00.000Z
                                  */
                                 reviewedAt: string | null;
+                                /** @description the latest link check of the item’s current URL */
+                                link: {
+                                    /**
+                                     * @description `ok` (2xx), `redirected` (2xx after redirects), `broken` (LINK_CHECK_FAILURES failed checks in a row), `unchecked` (not checked at its current URL yet, or only failed, fewer times than that); a failure short of the limit keeps the status the link had
+                                     * @example redirected
+                                     * @enum {unknown}
+                                     */
+                                    status: "ok" | "redirected" | "broken" | "unchecked";
+                                    httpStatus: number | null;
+                                    finalUrl: string | null;
+                                    reason: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @example 2026-11-22T10:00:00.000Z
+                                     */
+                                    checkedAt: string | null;
+                                    /**
+                                     * @description failed checks in a row; a success resets it
+                                     * @example 0
+                                     */
+                                    failures: number;
+                                };
                             };
                         };
                     };
@@ -8647,7 +8739,15 @@ export interface paths {
                          *         },
                          *         "reviewNote": "Checked the address.",
                          *         "reviewedBy": "1c3e5a7b-9d0f-4b2d-8e6a-0c2e4a6b8d0f",
-                         *         "reviewedAt": "2026-11-20T09:00:00.000Z"
+                         *         "reviewedAt": "2026-11-20T09:00:00.000Z",
+                         *         "link": {
+                         *           "status": "redirected",
+                         *           "httpStatus": 200,
+                         *           "finalUrl": "https://bluebottlecoffee.com/us",
+                         *           "reason": null,
+                         *           "checkedAt": "2026-11-27T03:10:00.000Z",
+                         *           "failures": 0
+                         *         }
                          *       }
                          *     }
                          */
@@ -8735,6 +8835,28 @@ export interface paths {
                                  * @example 2026-11-22T10:00:00.000Z
                                  */
                                 reviewedAt: string | null;
+                                /** @description the latest link check of the item’s current URL */
+                                link: {
+                                    /**
+                                     * @description `ok` (2xx), `redirected` (2xx after redirects), `broken` (LINK_CHECK_FAILURES failed checks in a row), `unchecked` (not checked at its current URL yet, or only failed, fewer times than that); a failure short of the limit keeps the status the link had
+                                     * @example redirected
+                                     * @enum {unknown}
+                                     */
+                                    status: "ok" | "redirected" | "broken" | "unchecked";
+                                    httpStatus: number | null;
+                                    finalUrl: string | null;
+                                    reason: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @example 2026-11-22T10:00:00.000Z
+                                     */
+                                    checkedAt: string | null;
+                                    /**
+                                     * @description failed checks in a row; a success resets it
+                                     * @example 0
+                                     */
+                                    failures: number;
+                                };
                             };
                         };
                     };
@@ -9172,7 +9294,15 @@ export interface paths {
                          *         },
                          *         "reviewNote": "Checked the address.",
                          *         "reviewedBy": "1c3e5a7b-9d0f-4b2d-8e6a-0c2e4a6b8d0f",
-                         *         "reviewedAt": "2026-11-20T09:00:00.000Z"
+                         *         "reviewedAt": "2026-11-20T09:00:00.000Z",
+                         *         "link": {
+                         *           "status": "redirected",
+                         *           "httpStatus": 200,
+                         *           "finalUrl": "https://bluebottlecoffee.com/us",
+                         *           "reason": null,
+                         *           "checkedAt": "2026-11-27T03:10:00.000Z",
+                         *           "failures": 0
+                         *         }
                          *       }
                          *     }
                          */
@@ -9260,6 +9390,28 @@ export interface paths {
                                  * @example 2026-11-22T10:00:00.000Z
                                  */
                                 reviewedAt: string | null;
+                                /** @description the latest link check of the item’s current URL */
+                                link: {
+                                    /**
+                                     * @description `ok` (2xx), `redirected` (2xx after redirects), `broken` (LINK_CHECK_FAILURES failed checks in a row), `unchecked` (not checked at its current URL yet, or only failed, fewer times than that); a failure short of the limit keeps the status the link had
+                                     * @example redirected
+                                     * @enum {unknown}
+                                     */
+                                    status: "ok" | "redirected" | "broken" | "unchecked";
+                                    httpStatus: number | null;
+                                    finalUrl: string | null;
+                                    reason: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @example 2026-11-22T10:00:00.000Z
+                                     */
+                                    checkedAt: string | null;
+                                    /**
+                                     * @description failed checks in a row; a success resets it
+                                     * @example 0
+                                     */
+                                    failures: number;
+                                };
                             };
                         };
                     };
@@ -9867,7 +10019,15 @@ export interface paths {
                          *         },
                          *         "reviewNote": "Checked the address.",
                          *         "reviewedBy": "1c3e5a7b-9d0f-4b2d-8e6a-0c2e4a6b8d0f",
-                         *         "reviewedAt": "2026-11-20T09:00:00.000Z"
+                         *         "reviewedAt": "2026-11-20T09:00:00.000Z",
+                         *         "link": {
+                         *           "status": "redirected",
+                         *           "httpStatus": 200,
+                         *           "finalUrl": "https://bluebottlecoffee.com/us",
+                         *           "reason": null,
+                         *           "checkedAt": "2026-11-27T03:10:00.000Z",
+                         *           "failures": 0
+                         *         }
                          *       },
                          *       "message": "Thanks! Your item will appear once an admin has reviewed it."
                          *     }
@@ -9956,6 +10116,28 @@ export interface paths {
                                  * @example 2026-11-22T10:00:00.000Z
                                  */
                                 reviewedAt: string | null;
+                                /** @description the latest link check of the item’s current URL */
+                                link: {
+                                    /**
+                                     * @description `ok` (2xx), `redirected` (2xx after redirects), `broken` (LINK_CHECK_FAILURES failed checks in a row), `unchecked` (not checked at its current URL yet, or only failed, fewer times than that); a failure short of the limit keeps the status the link had
+                                     * @example redirected
+                                     * @enum {unknown}
+                                     */
+                                    status: "ok" | "redirected" | "broken" | "unchecked";
+                                    httpStatus: number | null;
+                                    finalUrl: string | null;
+                                    reason: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @example 2026-11-22T10:00:00.000Z
+                                     */
+                                    checkedAt: string | null;
+                                    /**
+                                     * @description failed checks in a row; a success resets it
+                                     * @example 0
+                                     */
+                                    failures: number;
+                                };
                             };
                             message: string;
                         };
@@ -10064,7 +10246,7 @@ export interface paths {
                     limit?: number;
                     /** @description `true`: only those not read yet */
                     unread?: "true" | "false";
-                    type?: "item_submitted" | "comment_pending" | "contact_message" | "report_created";
+                    type?: "item_submitted" | "comment_pending" | "contact_message" | "report_created" | "links_broken";
                 };
                 header?: never;
                 path?: never;
@@ -10114,7 +10296,7 @@ export interface paths {
                                  * @example item_submitted
                                  * @enum {unknown}
                                  */
-                                type: "item_submitted" | "comment_pending" | "contact_message" | "report_created";
+                                type: "item_submitted" | "comment_pending" | "contact_message" | "report_created" | "links_broken";
                                 /** @example New submission: Blue Bottle Coffee */
                                 title: string;
                                 /** @example Ada Lovelace submitted "Blue Bottle Coffee" for review. */
@@ -10344,7 +10526,7 @@ export interface paths {
                                  * @example item_submitted
                                  * @enum {unknown}
                                  */
-                                type: "item_submitted" | "comment_pending" | "contact_message" | "report_created";
+                                type: "item_submitted" | "comment_pending" | "contact_message" | "report_created" | "links_broken";
                                 /** @example New submission: Blue Bottle Coffee */
                                 title: string;
                                 /** @example Ada Lovelace submitted "Blue Bottle Coffee" for review. */
@@ -23320,6 +23502,1216 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List imports
+         * @description Imports, newest first, each with its progress and result.
+         *
+         *     Access: an admin session (401 without a session, 403 for a non-admin).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @example 1 */
+                    page?: number;
+                    /** @example 10 */
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Imports, newest first */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": true,
+                         *       "data": [
+                         *         {
+                         *           "id": "2b4d6f8a-0c2e-4a6b-8d0f-1a3c5e7b9d2f",
+                         *           "format": "markdown",
+                         *           "mode": "upsert",
+                         *           "dryRun": false,
+                         *           "status": "completed",
+                         *           "sourceUrl": null,
+                         *           "progress": {
+                         *             "done": 2,
+                         *             "total": 2
+                         *           },
+                         *           "result": {
+                         *             "created": 1,
+                         *             "updated": 1,
+                         *             "unchanged": 0,
+                         *             "skipped": 0,
+                         *             "errors": [
+                         *               {
+                         *                 "line": 9,
+                         *                 "message": "no link: an item is written \"- [Name](https://…) - description\""
+                         *               }
+                         *             ],
+                         *             "errorCount": 1
+                         *           },
+                         *           "failure": null,
+                         *           "createdAt": "2026-11-27T10:00:00.000Z",
+                         *           "startedAt": "2026-11-27T10:00:00.200Z",
+                         *           "finishedAt": "2026-11-27T10:00:01.100Z"
+                         *         }
+                         *       ],
+                         *       "meta": {
+                         *         "page": 1,
+                         *         "limit": 10,
+                         *         "total": 1,
+                         *         "totalPages": 1
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                /** @example 2b4d6f8a-0c2e-4a6b-8d0f-1a3c5e7b9d2f */
+                                id: string;
+                                /**
+                                 * @example markdown
+                                 * @enum {unknown}
+                                 */
+                                format: "markdown" | "csv" | "json";
+                                /**
+                                 * @example upsert
+                                 * @enum {unknown}
+                                 */
+                                mode: "upsert" | "create-only";
+                                /** @description nothing is written; the result says what a real run would do */
+                                dryRun: boolean;
+                                /**
+                                 * @description `pending`: waiting for its turn (one import runs at a time); `running`; `completed`; `failed` (`failure` says why)
+                                 * @example completed
+                                 * @enum {unknown}
+                                 */
+                                status: "pending" | "running" | "completed" | "failed";
+                                sourceUrl: string | null;
+                                /** @description how far it is */
+                                progress: {
+                                    /**
+                                     * @description rows applied (or, in a dry run, worked out)
+                                     * @example 2
+                                     */
+                                    done: number;
+                                    /**
+                                     * @description rows read from the file; 0 until it is read
+                                     * @example 2
+                                     */
+                                    total: number;
+                                };
+                                /** @description what it did so far; there once it has started */
+                                result?: {
+                                    /**
+                                     * @description items created
+                                     * @example 1
+                                     */
+                                    created: number;
+                                    /**
+                                     * @description items that got changed fields
+                                     * @example 1
+                                     */
+                                    updated: number;
+                                    /**
+                                     * @description items already as the file gives them
+                                     * @example 0
+                                     */
+                                    unchanged: number;
+                                    /**
+                                     * @description rows left alone: their item exists (create-only) or the row has an error
+                                     * @example 0
+                                     */
+                                    skipped: number;
+                                    /** @description what could not be read or applied, in file order (the first 500) */
+                                    errors: {
+                                        /**
+                                         * @description the line of the file (Markdown, CSV)
+                                         * @example 12
+                                         */
+                                        line?: number;
+                                        /**
+                                         * @description the item, by name or place
+                                         * @example Blue Bottle
+                                         */
+                                        item?: string;
+                                        /** @example the link is not http(s): "CONTRIBUTING.md" */
+                                        message: string;
+                                    }[];
+                                    /**
+                                     * @description all the errors, shown or not
+                                     * @example 1
+                                     */
+                                    errorCount: number;
+                                };
+                                failure: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @example 2026-11-22T10:00:00.000Z
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @example 2026-11-22T10:00:00.000Z
+                                 */
+                                startedAt: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @example 2026-11-22T10:00:00.000Z
+                                 */
+                                finishedAt: string | null;
+                            }[];
+                            meta: {
+                                /** @example 1 */
+                                page: number;
+                                /** @example 10 */
+                                limit: number;
+                                /**
+                                 * @description matches over all pages
+                                 * @example 42
+                                 */
+                                total: number;
+                                /** @example 5 */
+                                totalPages: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid input. `VALIDATION_ERROR`: A field of params, query or body is invalid; `details` names each one. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+                /** @description Not authenticated. `UNAUTHORIZED`: No valid session, access token or API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+                /** @description Not allowed. `FORBIDDEN`: The caller is known but may not do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+                /** @description Not ready. `DATABASE_UNAVAILABLE`: The database cannot be reached or did not answer in time; `Retry-After` says when to try again. */
+                503: {
+                    headers: {
+                        /** @description seconds to wait before trying again while the database cannot be reached */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Import items
+         * @description Queues an import of a whole directory from a file: `markdown` (an awesome list: `##`/`###` headings become categories, `- [Name](url) - description` items), `csv` (a header row naming item fields) or `json` (the JSON export’s shape). Give the file as `content`, or a `url` to fetch it from (through the SSRF-safe client, redirects followed and checked, at most `IMPORT_MAX_BYTES`). Items are matched by slug (given, or made from the name as item create makes it), else by URL: `upsert` gives a match the fields the file gives and leaves the rest, `create-only` leaves it alone; categories, tags and companies are made when missing. `dryRun` works out the same counts and errors and writes nothing. Imports run as durable jobs, one at a time (others wait as `pending`); a real run applies `IMPORT_BATCH_SIZE` rows per transaction, so a restart resumes after the last whole batch. Follow it with GET /api/admin/imports/{id}. 413 when the content is over `IMPORT_MAX_BYTES`. 10 per minute per client IP
+         *
+         *     Access: an admin session (401 without a session, 403 for a non-admin).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description `markdown`: an awesome list; `csv`: a header row naming item fields; `json`: the shape of the JSON export
+                         * @example markdown
+                         * @enum {unknown}
+                         */
+                        format: "markdown" | "csv" | "json";
+                        /**
+                         * @description the file itself (exactly one of `content` and `url`), at most `IMPORT_MAX_BYTES` bytes
+                         * @example # Awesome Coffee
+                         *
+                         *     > The independent coffee roasters of Europe.
+                         *
+                         *     ## Roasters
+                         *
+                         *     - [Blue Bottle](https://bluebottlecoffee.com) - Small-batch roaster with cafés in five cities.
+                         *     - [Square Mile](https://shop.squaremilecoffee.com): London roaster since 2008.
+                         */
+                        content?: string;
+                        /**
+                         * Format: uri
+                         * @description where to fetch the file (exactly one of `content` and `url`), e.g. the raw address of an awesome list on GitHub; fetched through the SSRF-safe client, at most `IMPORT_MAX_BYTES` bytes
+                         * @example https://raw.githubusercontent.com/example/awesome-coffee/main/README.md
+                         */
+                        url?: string;
+                        /**
+                         * @description work out what the import would do (the same counts and errors) and write nothing
+                         * @default false
+                         */
+                        dryRun?: boolean;
+                        /**
+                         * @description `upsert`: items already there get the fields the file gives; `create-only`: they are left alone (skipped)
+                         * @default upsert
+                         * @enum {unknown}
+                         */
+                        mode?: "upsert" | "create-only";
+                    };
+                };
+            };
+            responses: {
+                /** @description The import is queued: follow it with GET /api/admin/imports/{id} */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": true,
+                         *       "data": {
+                         *         "id": "2b4d6f8a-0c2e-4a6b-8d0f-1a3c5e7b9d2f",
+                         *         "format": "markdown",
+                         *         "mode": "upsert",
+                         *         "dryRun": false,
+                         *         "status": "pending",
+                         *         "sourceUrl": null,
+                         *         "progress": {
+                         *           "done": 0,
+                         *           "total": 0
+                         *         },
+                         *         "failure": null,
+                         *         "createdAt": "2026-11-27T10:00:00.000Z",
+                         *         "startedAt": null,
+                         *         "finishedAt": null
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            /** @description an import of items into the directory */
+                            data: {
+                                /** @example 2b4d6f8a-0c2e-4a6b-8d0f-1a3c5e7b9d2f */
+                                id: string;
+                                /**
+                                 * @example markdown
+                                 * @enum {unknown}
+                                 */
+                                format: "markdown" | "csv" | "json";
+                                /**
+                                 * @example upsert
+                                 * @enum {unknown}
+                                 */
+                                mode: "upsert" | "create-only";
+                                /** @description nothing is written; the result says what a real run would do */
+                                dryRun: boolean;
+                                /**
+                                 * @description `pending`: waiting for its turn (one import runs at a time); `running`; `completed`; `failed` (`failure` says why)
+                                 * @example completed
+                                 * @enum {unknown}
+                                 */
+                                status: "pending" | "running" | "completed" | "failed";
+                                sourceUrl: string | null;
+                                /** @description how far it is */
+                                progress: {
+                                    /**
+                                     * @description rows applied (or, in a dry run, worked out)
+                                     * @example 2
+                                     */
+                                    done: number;
+                                    /**
+                                     * @description rows read from the file; 0 until it is read
+                                     * @example 2
+                                     */
+                                    total: number;
+                                };
+                                /** @description what it did so far; there once it has started */
+                                result?: {
+                                    /**
+                                     * @description items created
+                                     * @example 1
+                                     */
+                                    created: number;
+                                    /**
+                                     * @description items that got changed fields
+                                     * @example 1
+                                     */
+                                    updated: number;
+                                    /**
+                                     * @description items already as the file gives them
+                                     * @example 0
+                                     */
+                                    unchanged: number;
+                                    /**
+                                     * @description rows left alone: their item exists (create-only) or the row has an error
+                                     * @example 0
+                                     */
+                                    skipped: number;
+                                    /** @description what could not be read or applied, in file order (the first 500) */
+                                    errors: {
+                                        /**
+                                         * @description the line of the file (Markdown, CSV)
+                                         * @example 12
+                                         */
+                                        line?: number;
+                                        /**
+                                         * @description the item, by name or place
+                                         * @example Blue Bottle
+                                         */
+                                        item?: string;
+                                        /** @example the link is not http(s): "CONTRIBUTING.md" */
+                                        message: string;
+                                    }[];
+                                    /**
+                                     * @description all the errors, shown or not
+                                     * @example 1
+                                     */
+                                    errorCount: number;
+                                };
+                                failure: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @example 2026-11-22T10:00:00.000Z
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @example 2026-11-22T10:00:00.000Z
+                                 */
+                                startedAt: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @example 2026-11-22T10:00:00.000Z
+                                 */
+                                finishedAt: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid input. `VALIDATION_ERROR`: A field of params, query or body is invalid; `details` names each one. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+                /** @description Not authenticated. `UNAUTHORIZED`: No valid session, access token or API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+                /** @description Not allowed. `FORBIDDEN`: The caller is known but may not do this. `CROSS_ORIGIN`: A directory write carrying the session cookie came from an origin that is not the app’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+                /** @description Body too large. `PAYLOAD_TOO_LARGE`: The body is larger than the service accepts. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+                /** @description Rate limited. `RATE_LIMITED`: Too many requests; `Retry-After` says when to try again. */
+                429: {
+                    headers: {
+                        /** @description seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description requests allowed per window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description when the window resets, in Unix seconds */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+                /** @description Not ready. `DATABASE_UNAVAILABLE`: The database cannot be reached or did not answer in time; `Retry-After` says when to try again. */
+                503: {
+                    headers: {
+                        /** @description seconds to wait before trying again while the database cannot be reached */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/imports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An import
+         * @description An import’s status, its progress (rows done of the rows read) and its result so far: items created, updated, unchanged and skipped, and the errors with their line (Markdown, CSV) or item.
+         *
+         *     Access: an admin session (401 without a session, 403 for a non-admin).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description the import’s id
+                     * @example 2b4d6f8a-0c2e-4a6b-8d0f-1a3c5e7b9d2f
+                     */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The import */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": true,
+                         *       "data": {
+                         *         "id": "2b4d6f8a-0c2e-4a6b-8d0f-1a3c5e7b9d2f",
+                         *         "format": "markdown",
+                         *         "mode": "upsert",
+                         *         "dryRun": false,
+                         *         "status": "completed",
+                         *         "sourceUrl": null,
+                         *         "progress": {
+                         *           "done": 2,
+                         *           "total": 2
+                         *         },
+                         *         "result": {
+                         *           "created": 1,
+                         *           "updated": 1,
+                         *           "unchanged": 0,
+                         *           "skipped": 0,
+                         *           "errors": [
+                         *             {
+                         *               "line": 9,
+                         *               "message": "no link: an item is written \"- [Name](https://…) - description\""
+                         *             }
+                         *           ],
+                         *           "errorCount": 1
+                         *         },
+                         *         "failure": null,
+                         *         "createdAt": "2026-11-27T10:00:00.000Z",
+                         *         "startedAt": "2026-11-27T10:00:00.200Z",
+                         *         "finishedAt": "2026-11-27T10:00:01.100Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            /** @description an import of items into the directory */
+                            data: {
+                                /** @example 2b4d6f8a-0c2e-4a6b-8d0f-1a3c5e7b9d2f */
+                                id: string;
+                                /**
+                                 * @example markdown
+                                 * @enum {unknown}
+                                 */
+                                format: "markdown" | "csv" | "json";
+                                /**
+                                 * @example upsert
+                                 * @enum {unknown}
+                                 */
+                                mode: "upsert" | "create-only";
+                                /** @description nothing is written; the result says what a real run would do */
+                                dryRun: boolean;
+                                /**
+                                 * @description `pending`: waiting for its turn (one import runs at a time); `running`; `completed`; `failed` (`failure` says why)
+                                 * @example completed
+                                 * @enum {unknown}
+                                 */
+                                status: "pending" | "running" | "completed" | "failed";
+                                sourceUrl: string | null;
+                                /** @description how far it is */
+                                progress: {
+                                    /**
+                                     * @description rows applied (or, in a dry run, worked out)
+                                     * @example 2
+                                     */
+                                    done: number;
+                                    /**
+                                     * @description rows read from the file; 0 until it is read
+                                     * @example 2
+                                     */
+                                    total: number;
+                                };
+                                /** @description what it did so far; there once it has started */
+                                result?: {
+                                    /**
+                                     * @description items created
+                                     * @example 1
+                                     */
+                                    created: number;
+                                    /**
+                                     * @description items that got changed fields
+                                     * @example 1
+                                     */
+                                    updated: number;
+                                    /**
+                                     * @description items already as the file gives them
+                                     * @example 0
+                                     */
+                                    unchanged: number;
+                                    /**
+                                     * @description rows left alone: their item exists (create-only) or the row has an error
+                                     * @example 0
+                                     */
+                                    skipped: number;
+                                    /** @description what could not be read or applied, in file order (the first 500) */
+                                    errors: {
+                                        /**
+                                         * @description the line of the file (Markdown, CSV)
+                                         * @example 12
+                                         */
+                                        line?: number;
+                                        /**
+                                         * @description the item, by name or place
+                                         * @example Blue Bottle
+                                         */
+                                        item?: string;
+                                        /** @example the link is not http(s): "CONTRIBUTING.md" */
+                                        message: string;
+                                    }[];
+                                    /**
+                                     * @description all the errors, shown or not
+                                     * @example 1
+                                     */
+                                    errorCount: number;
+                                };
+                                failure: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @example 2026-11-22T10:00:00.000Z
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @example 2026-11-22T10:00:00.000Z
+                                 */
+                                startedAt: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @example 2026-11-22T10:00:00.000Z
+                                 */
+                                finishedAt: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Not authenticated. `UNAUTHORIZED`: No valid session, access token or API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+                /** @description Not allowed. `FORBIDDEN`: The caller is known but may not do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+                /** @description Not found. `IMPORT_NOT_FOUND`: No import has this id. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+                /** @description Not ready. `DATABASE_UNAVAILABLE`: The database cannot be reached or did not answer in time; `Retry-After` says when to try again. */
+                503: {
+                    headers: {
+                        /** @description seconds to wait before trying again while the database cannot be reached */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/items/{id}/check-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check an item’s link now
+         * @description Checks the item’s URL now, whatever its status, and answers its link record. HEAD, then GET when HEAD answers 4xx/5xx or breaks off, through the SSRF-safe client (a private address is refused in production), following up to 5 redirects, each hop checked, with at most 2 requests to one host at once, LINK_CHECK_HOST_DELAY_MS between them and LINK_CHECK_TIMEOUT_MS each. 2xx is `ok`, 2xx after redirects `redirected` (with `finalUrl`); anything else (4xx/5xx, a timeout, DNS, a refused connection, more than 5 redirects, a blocked address) is a failure, counted in `failures` until a success resets it; at LINK_CHECK_FAILURES failures in a row the link is `broken`. The check counts as one of the scheduled ones, but tells no admin: the one who asked sees the answer. 404 `ITEM_NOT_FOUND` for an unknown item, 400 `ITEM_HAS_NO_URL` when it has no URL.
+         *
+         *     Access: an admin session (401 without a session, 403 for a non-admin).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /**
+                     * @description the item’s id (a UUID)
+                     * @example 3f6b2d1e-8a4c-4e7b-9d2f-1c5a7e9b3d60
+                     */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The item’s link record after this check */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": true,
+                         *       "data": {
+                         *         "itemId": "3f6b2d1e-8a4c-4e7b-9d2f-1c5a7e9b3d60",
+                         *         "url": "https://bluebottlecoffee.com",
+                         *         "status": "unchecked",
+                         *         "httpStatus": 404,
+                         *         "finalUrl": null,
+                         *         "reason": "HTTP 404",
+                         *         "checkedAt": "2026-11-27T10:00:00.000Z",
+                         *         "failures": 1
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                /** @example 3f6b2d1e-8a4c-4e7b-9d2f-1c5a7e9b3d60 */
+                                itemId: string;
+                                /**
+                                 * @description the URL checked: the item’s
+                                 * @example https://bluebottlecoffee.com
+                                 */
+                                url: string;
+                                /**
+                                 * @description `ok` (2xx), `redirected` (2xx after redirects), `broken` (LINK_CHECK_FAILURES failed checks in a row), `unchecked` (not checked at its current URL yet, or only failed, fewer times than that); a failure short of the limit keeps the status the link had
+                                 * @example redirected
+                                 * @enum {unknown}
+                                 */
+                                status: "ok" | "redirected" | "broken" | "unchecked";
+                                httpStatus: number | null;
+                                finalUrl: string | null;
+                                reason: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @example 2026-11-22T10:00:00.000Z
+                                 */
+                                checkedAt: string;
+                                /**
+                                 * @description failed checks in a row; a success resets it
+                                 * @example 0
+                                 */
+                                failures: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid input. `VALIDATION_ERROR`: A field of params, query or body is invalid; `details` names each one. `ITEM_HAS_NO_URL`: Checking the link of an item that has no URL. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+                /** @description Not authenticated. `UNAUTHORIZED`: No valid session, access token or API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+                /** @description Not allowed. `FORBIDDEN`: The caller is known but may not do this. `CROSS_ORIGIN`: A directory write carrying the session cookie came from an origin that is not the app’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+                /** @description Not found. `ITEM_NOT_FOUND`: No item has this id (or, on the public site, no published item has this slug). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+                /** @description Not ready. `DATABASE_UNAVAILABLE`: The database cannot be reached or did not answer in time; `Retry-After` says when to try again. */
+                503: {
+                    headers: {
+                        /** @description seconds to wait before trying again while the database cannot be reached */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/link-checks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Link check status
+         * @description The active link check run, else the latest, with its progress (checked of total, ok, redirected, failed, newly broken), how many published items with a URL have each link status now, and the schedule’s interval. `GET /api/admin/items?linkStatus=broken` lists the broken ones.
+         *
+         *     Access: an admin session (401 without a session, 403 for a non-admin).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The latest link check run and the link status of the published items */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": true,
+                         *       "data": {
+                         *         "run": {
+                         *           "id": "8c0e2b4d-6f8a-4c0e-9b2d-4f6a8c0e2b4d",
+                         *           "status": "running",
+                         *           "trigger": "schedule",
+                         *           "total": 1200,
+                         *           "processed": 300,
+                         *           "ok": 281,
+                         *           "redirected": 12,
+                         *           "failed": 7,
+                         *           "newlyBroken": 2,
+                         *           "error": null,
+                         *           "requestedBy": null,
+                         *           "createdAt": "2026-11-27T03:10:00.000Z",
+                         *           "startedAt": "2026-11-27T03:10:01.000Z",
+                         *           "finishedAt": null,
+                         *           "updatedAt": "2026-11-27T03:14:40.000Z"
+                         *         },
+                         *         "counts": {
+                         *           "ok": 1150,
+                         *           "redirected": 30,
+                         *           "broken": 5,
+                         *           "unchecked": 15
+                         *         },
+                         *         "schedule": {
+                         *           "intervalMs": 86400000
+                         *         }
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                /** @description the active run, else the latest; null before any */
+                                run: {
+                                    /** @example 8c0e2b4d-6f8a-4c0e-9b2d-4f6a8c0e2b4d */
+                                    id: string;
+                                    /**
+                                     * @example running
+                                     * @enum {unknown}
+                                     */
+                                    status: "queued" | "running" | "completed" | "failed";
+                                    /**
+                                     * @description who started it
+                                     * @example schedule
+                                     * @enum {unknown}
+                                     */
+                                    trigger: "schedule" | "admin";
+                                    /**
+                                     * @description published items with a URL, counted when the run started
+                                     * @example 1200
+                                     */
+                                    total: number;
+                                    /**
+                                     * @description items checked so far
+                                     * @example 300
+                                     */
+                                    processed: number;
+                                    /**
+                                     * @description checks answered 2xx
+                                     * @example 281
+                                     */
+                                    ok: number;
+                                    /**
+                                     * @description checks answered 2xx after redirects
+                                     * @example 12
+                                     */
+                                    redirected: number;
+                                    /**
+                                     * @description checks that failed (the item is `broken` once it fails LINK_CHECK_FAILURES times in a row)
+                                     * @example 7
+                                     */
+                                    failed: number;
+                                    /**
+                                     * @description items whose link became `broken` in this run
+                                     * @example 2
+                                     */
+                                    newlyBroken: number;
+                                    /** @description why a failed run failed */
+                                    error: string | null;
+                                    /** @description the admin who started it; null for the schedule */
+                                    requestedBy: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @example 2026-11-22T10:00:00.000Z
+                                     */
+                                    createdAt: string;
+                                    /**
+                                     * Format: date-time
+                                     * @example 2026-11-22T10:00:00.000Z
+                                     */
+                                    startedAt: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @example 2026-11-22T10:00:00.000Z
+                                     */
+                                    finishedAt: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @example 2026-11-22T10:00:00.000Z
+                                     */
+                                    updatedAt: string;
+                                } | null;
+                                /** @description published items with a URL, by the link status of their current URL */
+                                counts: {
+                                    /**
+                                     * @description answered 2xx
+                                     * @example 1150
+                                     */
+                                    ok: number;
+                                    /**
+                                     * @description answered 2xx after redirects
+                                     * @example 30
+                                     */
+                                    redirected: number;
+                                    /**
+                                     * @description failed LINK_CHECK_FAILURES checks in a row
+                                     * @example 5
+                                     */
+                                    broken: number;
+                                    /**
+                                     * @description not checked at their current URL yet, or failing fewer times than that
+                                     * @example 15
+                                     */
+                                    unchecked: number;
+                                };
+                                schedule: {
+                                    /** @description LINK_CHECK_INTERVAL in milliseconds; null when the schedule is off */
+                                    intervalMs: number | null;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Not authenticated. `UNAUTHORIZED`: No valid session, access token or API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+                /** @description Not allowed. `FORBIDDEN`: The caller is known but may not do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+                /** @description Not ready. `DATABASE_UNAVAILABLE`: The database cannot be reached or did not answer in time; `Retry-After` says when to try again. */
+                503: {
+                    headers: {
+                        /** @description seconds to wait before trying again while the database cannot be reached */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Check every link now
+         * @description Queues a run over every published item’s URL, a durable job in steps of LINK_CHECK_BATCH_SIZE items that saves its progress with each step, so a restart resumes where it stopped. HEAD, then GET when HEAD answers 4xx/5xx or breaks off, through the SSRF-safe client (a private address is refused in production), following up to 5 redirects, each hop checked, with at most 2 requests to one host at once, LINK_CHECK_HOST_DELAY_MS between them and LINK_CHECK_TIMEOUT_MS each. 2xx is `ok`, 2xx after redirects `redirected` (with `finalUrl`); anything else (4xx/5xx, a timeout, DNS, a refused connection, more than 5 redirects, a blocked address) is a failure, counted in `failures` until a success resets it; at LINK_CHECK_FAILURES failures in a row the link is `broken`. When it ends, the admins get one notification (`links_broken`) listing the links it broke. The schedule starts the same runs every LINK_CHECK_INTERVAL. One run at a time: 409 `LINK_CHECK_BUSY` while one is queued or running (a run without progress for an hour is taken as failed).
+         *
+         *     Access: an admin session (401 without a session, 403 for a non-admin).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The run is queued: follow it with GET /api/admin/link-checks */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": true,
+                         *       "message": "Link check queued",
+                         *       "data": {
+                         *         "id": "8c0e2b4d-6f8a-4c0e-9b2d-4f6a8c0e2b4d",
+                         *         "status": "queued",
+                         *         "trigger": "admin",
+                         *         "total": 0,
+                         *         "processed": 0,
+                         *         "ok": 0,
+                         *         "redirected": 0,
+                         *         "failed": 0,
+                         *         "newlyBroken": 0,
+                         *         "error": null,
+                         *         "requestedBy": "1c3e5a7b-9d0f-4b2d-8e6a-0c2e4a6b8d0f",
+                         *         "createdAt": "2026-11-27T03:10:00.000Z",
+                         *         "startedAt": null,
+                         *         "finishedAt": null,
+                         *         "updatedAt": "2026-11-27T03:10:00.000Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            /** @example Link check queued */
+                            message: string;
+                            /** @description a check of every published item’s URL */
+                            data: {
+                                /** @example 8c0e2b4d-6f8a-4c0e-9b2d-4f6a8c0e2b4d */
+                                id: string;
+                                /**
+                                 * @example running
+                                 * @enum {unknown}
+                                 */
+                                status: "queued" | "running" | "completed" | "failed";
+                                /**
+                                 * @description who started it
+                                 * @example schedule
+                                 * @enum {unknown}
+                                 */
+                                trigger: "schedule" | "admin";
+                                /**
+                                 * @description published items with a URL, counted when the run started
+                                 * @example 1200
+                                 */
+                                total: number;
+                                /**
+                                 * @description items checked so far
+                                 * @example 300
+                                 */
+                                processed: number;
+                                /**
+                                 * @description checks answered 2xx
+                                 * @example 281
+                                 */
+                                ok: number;
+                                /**
+                                 * @description checks answered 2xx after redirects
+                                 * @example 12
+                                 */
+                                redirected: number;
+                                /**
+                                 * @description checks that failed (the item is `broken` once it fails LINK_CHECK_FAILURES times in a row)
+                                 * @example 7
+                                 */
+                                failed: number;
+                                /**
+                                 * @description items whose link became `broken` in this run
+                                 * @example 2
+                                 */
+                                newlyBroken: number;
+                                /** @description why a failed run failed */
+                                error: string | null;
+                                /** @description the admin who started it; null for the schedule */
+                                requestedBy: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @example 2026-11-22T10:00:00.000Z
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @example 2026-11-22T10:00:00.000Z
+                                 */
+                                startedAt: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @example 2026-11-22T10:00:00.000Z
+                                 */
+                                finishedAt: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @example 2026-11-22T10:00:00.000Z
+                                 */
+                                updatedAt: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Not authenticated. `UNAUTHORIZED`: No valid session, access token or API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+                /** @description Not allowed. `FORBIDDEN`: The caller is known but may not do this. `CROSS_ORIGIN`: A directory write carrying the session cookie came from an origin that is not the app’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+                /** @description Conflict. `LINK_CHECK_BUSY`: A link check run is already queued or running; its status says how far it is. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+                /** @description Not ready. `DATABASE_UNAVAILABLE`: The database cannot be reached or did not answer in time; `Retry-After` says when to try again. */
+                503: {
+                    headers: {
+                        /** @description seconds to wait before trying again while the database cannot be reached */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
