@@ -33,7 +33,7 @@ export function importsModule(deps: {
   >
   rateLimit: RateLimit
   categories: Pick<CategoryService, 'adjustCounts'>
-  site: Pick<SiteService, 'settings' | 'updateSettings'>
+  site: Pick<SiteService, 'adoptWithin' | 'caches'>
   caches: readonly Clearable[]
 }) {
   const { config } = deps

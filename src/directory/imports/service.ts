@@ -15,9 +15,9 @@ import {
   COMPANIES_CONTENT,
   CONTENT_CHANGED_CHANNEL,
   ITEMS_CONTENT,
+  SETTINGS_CONTENT,
   TAGS_CONTENT,
 } from '../content.ts'
-import { SETTINGS_DEFAULTS } from '../site/schemas.ts'
 import type { SiteService } from '../site/service.ts'
 import type { ParsedFile } from '../transfer/records.ts'
 import { addItemsOf, applyBatch, loadKnown } from './apply.ts'
@@ -63,7 +63,7 @@ export interface ImportServiceDeps {
   fetchTimeoutMs: number
   policy: AddressPolicy
   categories: Pick<CategoryService, 'adjustCounts'>
-  site: Pick<SiteService, 'settings' | 'updateSettings'>
+  site: Pick<SiteService, 'adoptWithin' | 'caches'>
   /** What an import makes stale on this instance; the others hear the notification. */
   caches: readonly Clearable[]
 }
@@ -268,27 +268,24 @@ export function createImportService(deps: ImportServiceDeps) {
     }
   }
 
-  /** After a real run: the site's description (and a name still the default) from the file's. */
-  async function adoptSite(row: Row) {
-    const site = row.declared?.site
-    if (!site || !row.requestedBy || (!site.name && !site.description)) return
-    const { data } = await deps.site.settings()
-    const change: { name?: string; description?: string } = {}
-    if (site.description && !data.site.description.trim()) change.description = site.description.slice(0, 500)
-    if (site.name && data.site.name === SETTINGS_DEFAULTS.site.name) change.name = site.name.slice(0, 100)
-    if (Object.keys(change).length === 0) return
-    await deps.site.updateSettings({ site: change } as never, row.requestedBy)
+  /** The content channel payloads an import's end announces, once for the whole import. */
+  async function announce(tx: DbOrTx, settingsChanged: boolean) {
+    const payloads = [ITEMS_CONTENT, CATEGORIES_CONTENT, TAGS_CONTENT, COMPANIES_CONTENT]
+    if (settingsChanged) payloads.push(SETTINGS_CONTENT)
+    for (const payload of payloads) await notify(tx, CONTENT_CHANGED_CHANNEL, payload)
   }
 
-  /** The content channel payloads an import's end announces, once for the whole import. */
-  async function announce(tx: DbOrTx) {
-    for (const payload of [ITEMS_CONTENT, CATEGORIES_CONTENT, TAGS_CONTENT, COMPANIES_CONTENT]) {
-      await notify(tx, CONTENT_CHANGED_CHANNEL, payload)
-    }
+  /** What the end of a real run does in its last transaction: the site adopts the file's, every cache hears. */
+  async function finish(tx: DbOrTx, row: Row) {
+    await tx.delete(importRows).where(eq(importRows.importId, row.id))
+    const site = row.declared?.site ?? {}
+    const settingsChanged = await deps.site.adoptWithin(tx, site, row.requestedBy)
+    await announce(tx, settingsChanged)
+    await startNextPending(tx)
   }
 
   function clearCaches() {
-    for (const cache of deps.caches) cache.clear()
+    for (const cache of [...deps.caches, ...deps.site.caches]) cache.clear()
   }
 
   /** The first step of a real run: the file parsed into rows, saved with the next step's job. */
@@ -378,20 +375,14 @@ export function createImportService(deps: ImportServiceDeps) {
           ...(completed ? { status: 'completed' as const, finishedAt: now } : {}),
         })
         .where(eq(imports.id, importId))
-      if (completed) {
-        await tx.delete(importRows).where(eq(importRows.importId, importId))
-        await announce(tx)
-        await startNextPending(tx)
-      } else {
+      if (completed) await finish(tx, current)
+      else {
         await jobs.send<ImportStepJob>(IMPORT_STEP_JOB, { importId, position: progress.done }, { tx })
       }
     })
     if (completed) {
       clearCaches()
       log.info({ importId }, 'import completed')
-      await adoptSite(row).catch((error) =>
-        log.warn({ err: error, importId }, 'import: the site settings were not adopted'),
-      )
     }
   }
 

@@ -139,6 +139,37 @@ export function createSiteService({
   return {
     settings,
 
+    /**
+     * Gives the site's name and description from an imported file, in the import's transaction, where the
+     * site still has the default name or no description; the caller notifies `SETTINGS_CONTENT` when this
+     * answers true, and clears `caches` once it committed.
+     */
+    async adoptWithin(
+      tx: DbOrTx,
+      from: { name?: string; description?: string },
+      actorId: string | null,
+    ): Promise<boolean> {
+      const current = settingsOf(await lockedDocument(tx, SETTINGS_CONTENT))
+      let changed = false
+      if (from.description && !current.site.description.trim()) {
+        current.site.description = from.description.slice(0, 500)
+        changed = true
+      }
+      if (from.name && current.site.name === SETTINGS_DEFAULTS.site.name) {
+        current.site.name = from.name.slice(0, 100)
+        changed = true
+      }
+      if (!changed) return false
+      await tx
+        .update(siteDocuments)
+        .set({ value: current, updatedBy: actorId, updatedAt: clock.now() })
+        .where(eq(siteDocuments.key, SETTINGS_CONTENT))
+      return true
+    },
+
+    /** What a settings write makes stale on this instance. */
+    caches: [cache, ...alsoClears] as readonly Clearable[],
+
     /** Changes the settings sent, group by group; the others keep their values. */
     async updateSettings(body: UpdateSettingsBody, actorId: string) {
       // Unknown fields are stripped before this point, as on every route: what is left must change something.
