@@ -220,7 +220,9 @@ describe('importing an awesome list', () => {
       '[Comandante](https://comandantegrinder.com)',
       '[Comandante C40](https://comandantegrinder.com)',
     )
+    const dry = await importFile(h, admin, { format: 'markdown', content: changed, dryRun: true })
     const result = await importFile(h, admin, { format: 'markdown', content: changed })
+    assert.deepEqual(result.result, dry.result)
     assert.deepEqual(
       { ...result.result, errors: undefined },
       { created: 0, updated: 2, unchanged: 3, skipped: 0, errors: undefined, errorCount: 2 },
@@ -237,7 +239,9 @@ describe('importing an awesome list', () => {
 
   it('create-only leaves the items there alone and counts them skipped', async () => {
     const content = `${AWESOME}\n## Gear\n\n- [Kinu](https://kinugrinders.com) - Grinders.\n`
+    const dry = await importFile(h, admin, { format: 'markdown', content, mode: 'create-only', dryRun: true })
     const result = await importFile(h, admin, { format: 'markdown', content, mode: 'create-only' })
+    assert.deepEqual(result.result, dry.result)
     assert.deepEqual(
       { ...result.result, errors: undefined },
       { created: 1, updated: 0, unchanged: 0, skipped: 5, errors: undefined, errorCount: 2 },
@@ -250,9 +254,15 @@ describe('importing an awesome list', () => {
     const res = await siteRequest(h, 'GET', '/api/admin/imports?limit=2', { cookie: admin })
     assert.equal(res.statusCode, 200, res.body)
     const body = res.json()
-    assert.equal(body.meta.total, 5)
+    assert.equal(body.meta.total, 7)
     assert.equal(body.data.length, 2)
-    assert.equal(body.data[0].mode, 'create-only')
+    assert.deepEqual(
+      body.data.map((entry: ImportAnswer & { mode: string }) => [entry.mode, entry.dryRun]),
+      [
+        ['create-only', false],
+        ['create-only', true],
+      ],
+    )
     const missing = await siteRequest(h, 'GET', '/api/admin/imports/7f000000-0000-4000-8000-000000000000', {
       cookie: admin,
     })
