@@ -149,8 +149,11 @@ describe('the address policy, each hop checked', () => {
   })
 })
 
-/** Virtual time: `sleep` resolves in order of wake time, each after everything already runnable has run. */
-function virtualTimer(): Timer & { readonly elapsed: number } {
+/**
+ * Virtual time: `sleep` resolves in order of wake time, each after everything already runnable has run;
+ * `lateness` makes every timer fire that much late, as on a busy event loop.
+ */
+function virtualTimer(lateness = () => 0): Timer & { readonly elapsed: number } {
   let now = 0
   const sleepers: { wake: number; resolve: () => void }[] = []
   const drain = () =>
@@ -166,7 +169,7 @@ function virtualTimer(): Timer & { readonly elapsed: number } {
     now: () => now,
     sleep(ms) {
       return new Promise((resolve) => {
-        sleepers.push({ wake: now + ms, resolve })
+        sleepers.push({ wake: now + ms + lateness(), resolve })
         if (sleepers.length === 1) drain()
       })
     },
@@ -205,6 +208,22 @@ describe('politeness', () => {
     assert.deepEqual(starts.b, [0, 1000, 2000], 'b is not held up by a')
     // a: 0, 1000, then each start waits for a free slot (2500 s each): 2500, 3500, 5000, 6000.
     assert.deepEqual(starts.a, [0, 1000, 2500, 3500, 5000, 6000])
+  })
+
+  it('late timers never bring two starts at one host closer than the delay', async () => {
+    let call = 0
+    // Every other timer fires 700 ms late: a start made late must push the next one back.
+    const timer = virtualTimer(() => (call++ % 2 === 0 ? 700 : 0))
+    const politeness = createPoliteness({ perHost: 2, delayMs: 1000, concurrency: 10 }, timer)
+    const starts: number[] = []
+    await Promise.all(
+      Array.from({ length: 8 }, () => politeness.run('host', async () => starts.push(timer.now()))),
+    )
+    const gaps = starts.slice(1).map((at, index) => at - (starts[index] as number))
+    assert.ok(
+      gaps.every((gap) => gap >= 1000),
+      `starts: ${starts.join(', ')}`,
+    )
   })
 
   it('an urgent request goes first in its host’s queue', async () => {

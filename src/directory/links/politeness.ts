@@ -26,8 +26,10 @@ export const realTimer: Timer = {
 
 interface HostState {
   active: number
-  /** When the next request to the host may start. */
-  nextStart: number
+  /** When the latest request to the host started. */
+  lastStart: number
+  /** The latest request's turn to start: each next one starts after it, at least the delay later. */
+  turn: Promise<void>
   waiting: (() => void)[]
 }
 
@@ -66,7 +68,9 @@ export function createPoliteness(rules: PolitenessRules, timer: Timer = realTime
     if (hosts.size < 1000) return
     const now = timer.now()
     for (const [host, state] of hosts) {
-      if (state.active === 0 && state.waiting.length === 0 && state.nextStart <= now) hosts.delete(host)
+      if (state.active === 0 && state.waiting.length === 0 && state.lastStart + rules.delayMs <= now) {
+        hosts.delete(host)
+      }
     }
   }
 
@@ -74,7 +78,7 @@ export function createPoliteness(rules: PolitenessRules, timer: Timer = realTime
     let state = hosts.get(host)
     if (!state) {
       prune()
-      state = { active: 0, nextStart: Number.NEGATIVE_INFINITY, waiting: [] }
+      state = { active: 0, lastStart: Number.NEGATIVE_INFINITY, turn: Promise.resolve(), waiting: [] }
       hosts.set(host, state)
     }
     if (state.active < rules.perHost && state.waiting.length === 0) state.active++
@@ -85,11 +89,16 @@ export function createPoliteness(rules: PolitenessRules, timer: Timer = realTime
         urgent ? queued.waiting.unshift(resolve) : queued.waiting.push(resolve),
       )
     }
-    // The slot is the host's from here: the wait for its delay holds it, so no later request starts first.
-    const now = timer.now()
-    const wait = state.nextStart - now
-    state.nextStart = Math.max(state.nextStart, now) + rules.delayMs
-    if (wait > 0) await timer.sleep(wait)
+    // Starts are chained: each waits for the one before it to have started, then for the delay after that
+    // start as it happened (a late timer cannot bring two starts closer). The slot is held meanwhile.
+    const current = state
+    const turn = current.turn.then(async () => {
+      const wait = current.lastStart + rules.delayMs - timer.now()
+      if (wait > 0) await timer.sleep(wait)
+      current.lastStart = timer.now()
+    })
+    state.turn = turn
+    await turn
     return state
   }
 
