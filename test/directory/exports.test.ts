@@ -220,7 +220,7 @@ describe('more than a batch', () => {
     const db = h.databases.directory.db
     await db.delete(items)
     const now = h.clock.now()
-    const count = EXPORT_BATCH * 2 + 5
+    const count = EXPORT_BATCH * 3 + 5
     // Written straight to the table: thousands of items through the API would take a minute. Half share one
     // publication time (ordered by slug), the others are a second apart, and some were never published.
     await db.insert(items).values(
@@ -244,14 +244,23 @@ describe('more than a batch', () => {
     assert.equal(slugs.length, count)
     assert.deepEqual(slugs, [...slugs].sort())
 
-    const markdown = parseMarkdown((await download('markdown')).text)
-    const rows = await db.execute<{ url: string }>(
-      sql`select url from ${items} where status = 'published' order by published_at desc nulls first, slug`,
-    )
-    assert.deepEqual(
-      markdown.items.map(({ item }) => item.url),
-      (rows as unknown as { rows: { url: string }[] }).rows.map((row) => row.url),
-    )
+    // One section of every published item (walked newest first), then two sections, a category's and the
+    // items without one, of more than a batch each (each read apart).
+    const publishedOrder = async () =>
+      (
+        (await db.execute(sql`
+          select url from ${items} where status = 'published'
+          order by category_id is null, published_at desc nulls first, slug`)) as unknown as {
+          rows: { url: string }[]
+        }
+      ).rows.map((row) => row.url)
+    const markdownUrls = async () =>
+      parseMarkdown((await download('markdown')).text).items.map(({ item }) => item.url)
+    assert.deepEqual(await markdownUrls(), await publishedOrder())
+    await db.execute(sql`
+      update ${items} set category_id = (select id from directory.categories where name = 'Roasters')
+      where right(slug, 1) in ('1', '3', '5', '7', '9')`)
+    assert.deepEqual(await markdownUrls(), await publishedOrder())
   })
 
   it('an empty directory is a complete file in each format', async () => {

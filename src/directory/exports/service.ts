@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream'
 import { type SQL, sql } from 'drizzle-orm'
 import type { Db } from '../../db/index.ts'
-import { rowsOf } from '../../db/queries.ts'
+import { arrayOf, rowsOf } from '../../db/queries.ts'
 import { slugify } from '../../lib/slug.ts'
 import { categories } from '../categories/tables.ts'
 import { companies } from '../companies/tables.ts'
@@ -28,8 +28,9 @@ const RENDERERS: Record<TransferFormat, (source: ExportSource) => AsyncIterable<
   json: renderJson,
 }
 
-/** A row of the batch statement: an item's columns, its category's and company's names, its tag names. */
+/** A row of the batch statement: an item's columns and its category's and company's names. */
 interface BatchRow {
+  id: string
   slug: string
   name: string
   description: string | null
@@ -50,8 +51,6 @@ interface BatchRow {
   published_at: string | null
   /** `published_at` to the microsecond, as the next batch starts after it. */
   published_key: string | null
-  /** `["name"…]` by name, or null for none. */
-  tags: string | null
 }
 
 /**
@@ -62,34 +61,42 @@ type Cursor =
   | { order: 'slug'; afterSlug: string | null }
   | { order: 'published'; section: number; after: Pick<BatchRow, 'slug' | 'published_key'> | null }
 
+const ITEM_COLUMNS = sql.raw(
+  'id, slug, name, description, url, icon_url, image_url, category_id, company_id, status, address, city, ' +
+    'country, latitude, longitude, is_remote, service_area, published_at',
+)
+
 /**
- * The batch after `cursor`: the items (`where`, `order by`, keyset) with their category's and company's
- * names and their tags, read in one grouped pass through the item-tags key, as the items export does.
+ * The batch after a cursor: the items (`where`, `order by`, keyset) with their category's and company's
+ * names. `apart` reads the matching rows first and orders them apart (a small category's through its
+ * index) rather than walking an index in the order until enough match (a big category's, or every item).
  */
-const batchStatement = (where: SQL, order: SQL): SQL => sql`
-  with batch as (
-    select id, slug, name, description, url, icon_url, image_url, category_id, company_id, status, address,
-      city, country, latitude, longitude, is_remote, service_area, published_at
-    from ${items} as batch
-    where ${where}
-    order by ${order} limit ${EXPORT_BATCH}
-  ), tagged as (
-    select tagging.item_id, json_agg(tag.name order by tag.name, tag.id)::text as tags
-    from ${itemTags} as tagging join ${tags} as tag on tag.id = tagging.tag_id
-    where tagging.item_id = any(array(select id from batch))
-    group by tagging.item_id
-  )
-  select batch.slug, batch.name, batch.description, batch.url, batch.icon_url, batch.image_url,
+const batchStatement = (where: SQL, order: SQL, apart = false): SQL => sql`
+  with ${
+    apart
+      ? sql`candidates as materialized (select ${ITEM_COLUMNS} from ${items} where ${where}),
+    batch as (select * from candidates as batch order by ${order} limit ${EXPORT_BATCH})`
+      : sql`batch as (select ${ITEM_COLUMNS} from ${items} as batch where ${where} order by ${order} limit ${EXPORT_BATCH})`
+  }
+  select batch.id, batch.slug, batch.name, batch.description, batch.url, batch.icon_url, batch.image_url,
     category.name as category, company.name as company, batch.status, batch.address, batch.city,
     batch.country, batch.latitude, batch.longitude, batch.is_remote, batch.service_area,
     to_char(batch.published_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as published_at,
-    batch.published_at::text as published_key,
-    tagged.tags
+    batch.published_at::text as published_key
   from batch
   left join ${categories} as category on category.id = batch.category_id
   left join ${companies} as company on company.id = batch.company_id
-  left join tagged on tagged.item_id = batch.id
   order by ${order}`
+
+/**
+ * The tag names of a batch's items, in one grouped pass through the item-tags key with the ids as an array
+ * (as the items export reads them). A statement of its own, so it runs while the next batch is read.
+ */
+const tagsStatement = (ids: readonly string[]): SQL => sql`
+  select tagging.item_id as id, json_agg(tag.name order by tag.name, tag.id)::text as tags
+  from ${itemTags} as tagging join ${tags} as tag on tag.id = tagging.tag_id
+  where tagging.item_id = any(${arrayOf(ids, 'uuid')})
+  group by tagging.item_id`
 
 /** The site's order of published items: newest first (never published first, as Postgres sorts), then slug. */
 const PUBLISHED_ORDER = sql.raw('batch.published_at desc nulls first, batch.slug')
@@ -101,7 +108,7 @@ function afterPublished(after: Pick<BatchRow, 'slug' | 'published_key'>): SQL {
   return sql`(published_at < ${at} or (published_at = ${at} and slug > ${after.slug}))`
 }
 
-const exportItemOf = (row: BatchRow): ExportItem => ({
+const exportItemOf = (row: BatchRow, tagNames: string | undefined): ExportItem => ({
   slug: row.slug,
   name: row.name,
   description: row.description,
@@ -109,7 +116,7 @@ const exportItemOf = (row: BatchRow): ExportItem => ({
   iconUrl: row.icon_url,
   imageUrl: row.image_url,
   category: row.category,
-  tags: row.tags === null ? [] : (JSON.parse(row.tags) as string[]),
+  tags: tagNames === undefined ? [] : (JSON.parse(tagNames) as string[]),
   company: row.company,
   status: row.status,
   location: {
@@ -169,8 +176,14 @@ export function createExportService({ db, site }: ExportDeps) {
     async stream(format: TransferFormat): Promise<ExportDocument> {
       const head = await sourceHead()
       // Markdown's sections: each category with published items in the site's order, then those without one.
-      const sections: (string | null)[] = head.categories.filter((c) => c.published > 0).map((c) => c.id)
-      if (head.uncategorized > 0) sections.push(null)
+      const sections: { id: string | null; published: number }[] = head.categories.filter(
+        (c) => c.published > 0,
+      )
+      if (head.uncategorized > 0) sections.push({ id: null, published: head.uncategorized })
+      // A section this big is read walking the published items newest first, a smaller one through the
+      // category index and ordered apart: each batch then costs at most about this many rows either way.
+      const published = sections.reduce((sum, section) => sum + section.published, 0)
+      const bigSection = Math.sqrt(2 * EXPORT_BATCH * published)
 
       const batchAt = async (cursor: Cursor): Promise<{ rows: BatchRow[]; next: Cursor | null }> => {
         if (cursor.order === 'slug') {
@@ -187,12 +200,13 @@ export function createExportService({ db, site }: ExportDeps) {
         const where = sql.join(
           [
             sql`status = 'published'`,
-            section === null ? sql`category_id is null` : sql`category_id = ${section}`,
+            section.id === null ? sql`category_id is null` : sql`category_id = ${section.id}`,
             ...(cursor.after === null ? [] : [afterPublished(cursor.after)]),
           ],
           sql` and `,
         )
-        const rows = await rowsOf<BatchRow>(db, batchStatement(where, PUBLISHED_ORDER))
+        const apart = section.published < bigSection
+        const rows = await rowsOf<BatchRow>(db, batchStatement(where, PUBLISHED_ORDER, apart))
         const last = rows.at(-1)
         const next: Cursor | null =
           rows.length === EXPORT_BATCH && last
@@ -203,21 +217,49 @@ export function createExportService({ db, site }: ExportDeps) {
         return { rows, next }
       }
 
-      const first = await batchAt(
+      /** A batch read, its tags asked for at once: they are read while the batch after it is. */
+      interface Loaded {
+        rows: BatchRow[]
+        next: Cursor | null
+        tags: Promise<Map<string, string>>
+      }
+      const load = async (cursor: Cursor): Promise<Loaded> => {
+        const { rows, next } = await batchAt(cursor)
+        const tags =
+          rows.length === 0
+            ? Promise.resolve(new Map<string, string>())
+            : rowsOf<{ id: string; tags: string }>(db, tagsStatement(rows.map((row) => row.id))).then(
+                (tagged) => new Map(tagged.map(({ id, tags }) => [id, tags])),
+              )
+        // A rejection is taken when awaited; until then it must not count as unhandled.
+        tags.catch(() => {})
+        return { rows, next, tags }
+      }
+      const after = (loaded: Promise<Loaded | null>): Promise<Loaded | null> => {
+        const following = loaded.then((batch) => (batch?.next ? load(batch.next) : null))
+        following.catch(() => {})
+        return following
+      }
+
+      const first = await load(
         format === 'markdown'
           ? { order: 'published', section: 0, after: null }
           : { order: 'slug', afterSlug: null },
       )
+      await first.tags
+      /**
+       * The items in order. While a batch is written, the next one and its tags are read, and the one after
+       * it as soon as the next is in: the database reads on two connections while the socket takes the bytes.
+       */
       const read = async function* (): AsyncGenerator<ExportItem> {
-        let batch = first
-        while (true) {
-          // The next batch is asked for before this one is written: the database works while the socket does.
-          const next = batch.next ? batchAt(batch.next) : undefined
-          // A rejection is taken when awaited; until then it must not count as unhandled.
-          next?.catch(() => {})
-          for (const row of batch.rows) yield exportItemOf(row)
-          if (!next) return
+        let batch: Loaded | null = first
+        let next = after(Promise.resolve(first))
+        while (batch) {
+          const tagged = await batch.tags
+          const afterNext = after(next)
+          for (const row of batch.rows) yield exportItemOf(row, tagged.get(row.id))
           batch = await next
+          next = afterNext
         }
       }
       const pieces = RENDERERS[format]({ ...head, items: read() })
