@@ -7,6 +7,8 @@ export interface TargetRequest {
   method: string
   path: string
   userAgent: string | undefined
+  /** When it arrived (`performance.now()`). */
+  at: number
 }
 
 /**
@@ -27,7 +29,12 @@ export async function startLinkTarget(host = '127.0.0.1') {
 
   const server = createServer((req, res) => {
     const path = req.url ?? '/'
-    requests.push({ method: req.method ?? '', path, userAgent: req.headers['user-agent'] })
+    requests.push({
+      method: req.method ?? '',
+      path,
+      userAgent: req.headers['user-agent'],
+      at: performance.now(),
+    })
     inFlight++
     maxInFlight = Math.max(maxInFlight, inFlight)
     res.on('close', () => inFlight--)
