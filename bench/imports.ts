@@ -37,6 +37,7 @@ import {
   dropDatabaseOnSignal,
   dropScratchDatabase,
   machine,
+  median,
   pickPorts,
   pinLoadAndServer,
   postgresCpu,
@@ -103,7 +104,7 @@ async function runImport(
   cookie: string,
   content: string,
   dryRun: boolean,
-): Promise<{ answer: ImportAnswer; ms: number }> {
+): Promise<{ answer: ImportAnswer; ms: number; progress: { atMs: number; done: number }[] }> {
   const base = `http://127.0.0.1:${port}/api/admin/imports`
   const started = performance.now()
   const queued = await fetch(base, {
@@ -114,19 +115,24 @@ async function runImport(
   const body = (await queued.json()) as { data: ImportAnswer }
   if (queued.status !== 202)
     throw new Error(`POST ${base} answered ${queued.status}: ${JSON.stringify(body)}`)
+  // When each batch was seen done: the time to the first is the file's reading, the gaps the steps'.
+  const progress: { atMs: number; done: number }[] = []
   while (true) {
     const response = await fetch(`${base}/${body.data.id}`, { headers: { cookie } })
     const { data } = (await response.json()) as { data: ImportAnswer }
     if (response.status !== 200) throw new Error(`GET ${base}/${body.data.id} answered ${response.status}`)
-    if (data.status === 'completed' || data.status === 'failed') {
-      return { answer: data, ms: performance.now() - started }
-    }
+    const atMs = performance.now() - started
+    if (data.progress.done > (progress.at(-1)?.done ?? 0)) progress.push({ atMs, done: data.progress.done })
+    if (data.status === 'completed' || data.status === 'failed') return { answer: data, ms: atMs, progress }
     if (performance.now() - started > IMPORT_TIMEOUT_MS) {
       throw new Error(`import ${data.id} still ${data.status} after ${IMPORT_TIMEOUT_MS} ms`)
     }
     await sleep(POLL_MS)
   }
 }
+
+const gaps = (progress: { atMs: number }[]) =>
+  progress.slice(1).map((point, index) => point.atMs - progress[index]!.atMs)
 
 /** What each phase must end with: every item of the list counted once, its unreadable lines as errors. */
 function expected(phase: Phase, list: AwesomeList): ImportResult {
@@ -153,6 +159,11 @@ interface PhaseRun extends ImportResult {
   /** CPU the server process used (user + system), and the database's backends (Postgres). */
   serverCpuMs: number | null
   postgresCpuMs: number | null
+  /** From the POST to the first batch seen done (the file read, its rows saved, the first batch applied). */
+  firstBatchMs: number
+  /** The median time between two batches seen done (a real run's steps; a dry run has none). */
+  medianStepMs: number | null
+  steps: number
   rssBeforeMb: number
   peakGrowthMb: number
   sampledPeakGrowthMb: number
@@ -232,6 +243,9 @@ async function measure(kind: DatabaseKind, run: number, list: AwesomeList, serve
         queuedMs: at(answer.startedAt) - at(answer.createdAt),
         serverCpuMs: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore,
         postgresCpuMs: cpuBetween(backendsBefore, backendsAfter),
+        firstBatchMs: round(result.progress[0]?.atMs ?? result.ms),
+        medianStepMs: result.progress.length > 1 ? round(median(gaps(result.progress))) : null,
+        steps: result.progress.length,
         ...memory,
       })
       const last = results.at(-1)!
@@ -281,6 +295,9 @@ async function main() {
         'server s',
         'server CPU s',
         'Postgres CPU s',
+        'first batch s',
+        'steps',
+        'step ms',
         'RSS before MB',
         'peak growth MB',
         'created',
@@ -295,6 +312,9 @@ async function main() {
         round(r.serverMs / 1000, 2),
         r.serverCpuMs === null ? '-' : round(r.serverCpuMs / 1000, 2),
         r.postgresCpuMs === null ? '-' : round(r.postgresCpuMs / 1000, 2),
+        round(r.firstBatchMs / 1000, 2),
+        r.steps,
+        r.medianStepMs ?? '-',
         r.rssBeforeMb,
         r.peakGrowthMb,
         r.created,
