@@ -296,7 +296,13 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
     settings: () => site.site.settings(),
     cache: feedCache,
   })
-  const exports = exportsModule({ db, config, rateLimit, settings: () => site.site.settings() })
+  const exports = exportsModule({
+    db,
+    config,
+    rateLimit,
+    settings: () => site.site.settings(),
+    concurrent: database.source.kind === 'postgres',
+  })
   const links = linksModule({ db, clock, log, jobs, config })
   const imports = importsModule({
     db,

@@ -12,8 +12,11 @@ export function exportsModule({
   config,
   rateLimit,
   settings,
+  concurrent,
 }: {
   db: Db
+  /** Whether the database answers several statements at once (Postgres, not the embedded database). */
+  concurrent: boolean
   config: Pick<Config, 'appUrl'>
   rateLimit: RateLimit
   settings: SiteSettings
@@ -21,6 +24,7 @@ export function exportsModule({
   const siteUrl = new URL('/', config.appUrl).href
   const exports = createExportService({
     db,
+    concurrent,
     site: async () => {
       const { data } = await settings()
       return { name: data.site.name, description: data.site.description, url: siteUrl }
