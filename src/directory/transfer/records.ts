@@ -102,8 +102,8 @@ export interface ExportSource {
   uncategorized?: number
   /**
    * The items in the format's order, read in batches as the renderer asks: for Markdown the published ones
-   * by category (the categories' order, items without one last), each category's newest first; for CSV and
-   * JSON every item, newest published first, then by slug.
+   * by category (the categories' order, items without one last), each category's newest first, then by
+   * slug; for CSV and JSON every item, whatever its status, by slug.
    */
   items: AsyncIterable<ExportItem>
 }
