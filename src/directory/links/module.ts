@@ -9,7 +9,13 @@ import { VERSION } from '../../lib/version.ts'
 import { createLinkChecker } from './checker.ts'
 import { createPoliteness, realTimer, type Timer } from './politeness.ts'
 import { linkRoutes } from './routes.ts'
-import { createLinkService, LINK_CHECK_JOB, LINK_CHECK_SCHEDULE_JOB, type LinkCheckJob } from './service.ts'
+import {
+  createLinkService,
+  LINK_CHECK_JOB,
+  LINK_CHECK_SCHEDULE_JOB,
+  type LinkCheckJob,
+  stepLimitMs,
+} from './service.ts'
 
 /** Requests to one host at once (the politeness rule). */
 export const PER_HOST_CONCURRENCY = 2
@@ -58,12 +64,19 @@ export function linksModule(deps: {
     politeness,
     ...(deps.lookup ? { lookup: deps.lookup } : {}),
   })
+  const stepMs = stepLimitMs({
+    batchSize: config.linkCheckBatchSize,
+    delayMs: config.linkCheckHostDelayMs,
+    timeoutMs: config.linkCheckTimeoutMs,
+  })
   const links = createLinkService({
     ...deps,
     checker,
     failureLimit: config.linkCheckFailures,
     batchSize: config.linkCheckBatchSize,
     intervalMs: config.linkCheckInterval,
+    // Twice a step's worst: a run is stalled only when its step was retried and made no progress either.
+    stalledMs: 2 * stepMs,
   })
   const module: Module = {
     name: 'links',
@@ -75,9 +88,9 @@ export function linksModule(deps: {
         retryLimit: 5,
         retryDelaySeconds: 30,
         retryBackoff: true,
-        // A step waits its turn at each host (LINK_CHECK_HOST_DELAY_MS apart, timeouts at worst): one still
-        // active after 30 minutes belonged to a process that died, and runs again from the saved cursor.
-        expireInSeconds: 1800,
+        // A step waits its turn at each host: one still active past its worst belonged to a process that
+        // died, and runs again from the saved cursor.
+        expireInSeconds: Math.ceil(stepMs / 1000),
       },
       {
         name: LINK_CHECK_SCHEDULE_JOB,

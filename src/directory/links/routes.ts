@@ -70,7 +70,8 @@ export function linkRoutes(app: App, { links }: { links: LinkService }) {
           `that saves its progress with each step, so a restart resumes where it stopped. ${HOW} ` +
           'When it ends, the admins get one notification (`links_broken`) listing the links it broke. The ' +
           'schedule starts the same runs every LINK_CHECK_INTERVAL. One run at a time: 409 `LINK_CHECK_BUSY` ' +
-          'while one is queued or running (a run without progress for an hour is taken as failed).',
+          'while one is queued or running (a run without progress for twice the longest a step may take, an hour ' +
+          'with the default settings, is taken as failed).',
         response: { 202: LinkCheckRunAnswer, ...errors(401, WRITE_403, [409, 'LINK_CHECK_BUSY']) },
       },
     },

@@ -66,7 +66,7 @@ export const LinkCheckRun = Type.Object(
       'checks that failed (the item is `broken` once it fails LINK_CHECK_FAILURES times in a row)',
     ),
     newlyBroken: Count(2, 'items whose link became `broken` in this run'),
-    error: Type.Union([Type.String({ examples: ['stalled: no progress for an hour'] }), Type.Null()], {
+    error: Type.Union([Type.String({ examples: ['stalled: no progress for 60 minutes'] }), Type.Null()], {
       description: 'why a failed run failed',
     }),
     requestedBy: Type.Union([Type.String(), Type.Null()], {

@@ -6,6 +6,7 @@ import type { Jobs } from '../../jobs/index.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { conflict, HttpError } from '../../lib/errors.ts'
 import { isUuid } from '../../lib/ids.ts'
+import { MINUTE_MS } from '../../lib/time.ts'
 import { clip } from '../../lib/values.ts'
 import { itemNotFound } from '../items/read.ts'
 import { LINK_STATUSES, type LinkStatus } from '../items/relations.ts'
@@ -20,8 +21,14 @@ export interface LinkCheckJob {
   runId: string
 }
 
-/** A run with no progress for this long is taken as dead (its step failed for good): a new one may start. */
-export const STALLED_RUN_MS = 60 * 60 * 1000
+/**
+ * How long one step may take at worst: every item of the batch on one host, two requests each (HEAD and GET),
+ * each taking a host's place for the delay or half a timeout (two places), whichever is longer. A step still
+ * running after this belonged to a process that died; at least 30 minutes.
+ */
+export function stepLimitMs(rules: { batchSize: number; delayMs: number; timeoutMs: number }): number {
+  return Math.max(30 * MINUTE_MS, rules.batchSize * 2 * Math.max(rules.delayMs, rules.timeoutMs / 2))
+}
 /** Items a run's notification names; the admin list filtered by `linkStatus=broken` has them all. */
 const NOTICE_ITEMS = 20
 /** Serialises the schedule's look at the latest run across instances (any constant, ours alone). */
@@ -39,6 +46,8 @@ export interface LinkServiceDeps {
   batchSize: number
   /** How old the latest run must be before the schedule starts one; null: the schedule is off. */
   intervalMs: number | null
+  /** A run without progress for this long is taken as dead (its step failed for good): a new one may start. */
+  stalledMs: number
 }
 
 type Run = typeof linkCheckRuns.$inferSelect
@@ -227,11 +236,16 @@ export function createLinkService(deps: LinkServiceDeps) {
   async function queueRun(tx: DbOrTx, requestedBy: string | null, now: Date): Promise<Run> {
     await tx
       .update(linkCheckRuns)
-      .set({ status: 'failed', error: 'stalled: no progress for an hour', finishedAt: now, updatedAt: now })
+      .set({
+        status: 'failed',
+        error: `stalled: no progress for ${Math.round(deps.stalledMs / MINUTE_MS)} minutes`,
+        finishedAt: now,
+        updatedAt: now,
+      })
       .where(
         and(
           inArray(linkCheckRuns.status, ['queued', 'running']),
-          sql`${linkCheckRuns.updatedAt} < ${new Date(now.getTime() - STALLED_RUN_MS)}`,
+          sql`${linkCheckRuns.updatedAt} < ${new Date(now.getTime() - deps.stalledMs)}`,
         ),
       )
     const [run] = await tx
