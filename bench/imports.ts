@@ -37,7 +37,6 @@ import {
   dropDatabaseOnSignal,
   dropScratchDatabase,
   machine,
-  median,
   pickPorts,
   pinLoadAndServer,
   postgresCpu,
@@ -131,8 +130,8 @@ async function runImport(
   }
 }
 
-const gaps = (progress: { atMs: number }[]) =>
-  progress.slice(1).map((point, index) => point.atMs - progress[index]!.atMs)
+const meanStep = (progress: { atMs: number }[]) =>
+  progress.length > 1 ? round((progress.at(-1)!.atMs - progress[0]!.atMs) / (progress.length - 1)) : null
 
 /** What each phase must end with: every item of the list counted once, its unreadable lines as errors. */
 function expected(phase: Phase, list: AwesomeList): ImportResult {
@@ -161,8 +160,8 @@ interface PhaseRun extends ImportResult {
   postgresCpuMs: number | null
   /** From the POST to the first batch seen done (the file read, its rows saved, the first batch applied). */
   firstBatchMs: number
-  /** The median time between two batches seen done (a real run's steps; a dry run has none). */
-  medianStepMs: number | null
+  /** The mean time from one batch seen done to the next (a real run's steps; a dry run has none). */
+  meanStepMs: number | null
   steps: number
   rssBeforeMb: number
   peakGrowthMb: number
@@ -244,7 +243,7 @@ async function measure(kind: DatabaseKind, run: number, list: AwesomeList, serve
         serverCpuMs: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore,
         postgresCpuMs: cpuBetween(backendsBefore, backendsAfter),
         firstBatchMs: round(result.progress[0]?.atMs ?? result.ms),
-        medianStepMs: result.progress.length > 1 ? round(median(gaps(result.progress))) : null,
+        meanStepMs: meanStep(result.progress),
         steps: result.progress.length,
         ...memory,
       })
@@ -296,7 +295,7 @@ async function main() {
         'server CPU s',
         'Postgres CPU s',
         'first batch s',
-        'steps',
+        'batches seen',
         'step ms',
         'RSS before MB',
         'peak growth MB',
@@ -314,7 +313,7 @@ async function main() {
         r.postgresCpuMs === null ? '-' : round(r.postgresCpuMs / 1000, 2),
         round(r.firstBatchMs / 1000, 2),
         r.steps,
-        r.medianStepMs ?? '-',
+        r.meanStepMs ?? '-',
         r.rssBeforeMb,
         r.peakGrowthMb,
         r.created,
