@@ -186,8 +186,12 @@ export function markdownUrl(url: string): string {
 /** The document goes out in pieces of about this many characters. */
 const CHUNK_CHARACTERS = 32 * 1024
 
+/** An item's own link as stored (items' URLs are http(s) when written); no `URL` made for each item. */
+const HTTP_URL = /^https?:\/\/[^\s]/i
+
 const itemLine = (item: ExportItem, siteUrl: string): string => {
-  const url = item.url && isHttpUrl(item.url) ? item.url : itemLink({ url: null, slug: item.slug }, siteUrl)
+  const url =
+    item.url && HTTP_URL.test(item.url) ? item.url : itemLink({ url: null, slug: item.slug }, siteUrl)
   const description = item.description ? oneLine(item.description) : ''
   return `- [${markdownText(item.name)}](${markdownUrl(url)})${description ? ` - ${markdownText(description)}` : ''}\n`
 }
