@@ -59,6 +59,33 @@ const sameName = (name: string) => sql`lower(${categories.name}) = lower(${name}
 /** The order every listing uses unless asked otherwise: reorder's position, then name. */
 const listingOrder = [asc(categories.sortOrder), asc(categories.name), asc(categories.id)]
 
+/**
+ * Categories an import made, in its transaction and in the file's order, after the existing ones; one whose
+ * id or name was taken meanwhile is left as it is.
+ */
+export async function insertImportedCategories(
+  tx: DbOrTx,
+  rows: readonly { id: string; name: string }[],
+  at: Date,
+) {
+  if (rows.length === 0) return
+  const [{ next } = { next: 0 }] = await tx
+    .select({ next: sql<number>`coalesce(max(${categories.sortOrder}), -1) + 1` })
+    .from(categories)
+  await tx
+    .insert(categories)
+    .values(
+      rows.map((row, index) => ({
+        id: row.id,
+        name: row.name,
+        sortOrder: Number(next) + index,
+        createdAt: at,
+        updatedAt: at,
+      })),
+    )
+    .onConflictDoNothing()
+}
+
 export function createCategoryService({ db, clock, cache, usage }: CategoryServiceDeps) {
   /** Runs a write and tells every instance, this one at once, that categories changed. */
   const write = contentWriter(db, CATEGORIES_CONTENT, [cache])

@@ -55,6 +55,19 @@ const checkName = (raw: string) =>
 const sameName = (name: string) => sql`lower(${companies.name}) = lower(${name})`
 
 /** Companies: the makers behind items, with how many items name each. */
+/** Companies an import made, in its transaction; one whose slug or name was taken meanwhile is left as it is. */
+export async function insertImportedCompanies(
+  tx: DbOrTx,
+  rows: readonly { id: string; slug: string; name: string }[],
+  at: Date,
+) {
+  if (rows.length === 0) return
+  await tx
+    .insert(companies)
+    .values(rows.map((row) => ({ id: row.id, slug: row.slug, name: row.name, createdAt: at, updatedAt: at })))
+    .onConflictDoNothing()
+}
+
 export function createCompanyService({ db, clock, caches = [], usage }: CompanyServiceDeps) {
   /** Runs a write and tells every instance, this one at once, that companies changed. */
   const write = contentWriter(db, COMPANIES_CONTENT, caches)

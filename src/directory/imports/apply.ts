@@ -3,22 +3,21 @@
  * written in the caller's transaction with the items' history and the categories' counts.
  */
 import { randomUUID } from 'node:crypto'
-import { eq, or, type SQL, sql } from 'drizzle-orm'
+import { or, type SQL, sql } from 'drizzle-orm'
 import type { DbOrTx } from '../../db/index.ts'
 import { rowsOf } from '../../db/queries.ts'
 import { slugify } from '../../lib/slug.ts'
-import type { CategoryService } from '../categories/service.ts'
+import { type CategoryService, insertImportedCategories } from '../categories/service.ts'
 import { categories } from '../categories/tables.ts'
+import { insertImportedCompanies } from '../companies/service.ts'
 import { companies } from '../companies/tables.ts'
-import { categoryCountChanges } from '../items/relations.ts'
+import { writeImportedItems } from '../items/imported.ts'
 import { ITEM_LIMITS } from '../items/schemas.ts'
-import { type ItemStatus, itemHistory, items, itemTags } from '../items/tables.ts'
+import { type ItemStatus, items, itemTags } from '../items/tables.ts'
+import { insertImportedTags } from '../tags/service.ts'
 import { tags } from '../tags/tables.ts'
 import type { TransferItem } from '../transfer/records.ts'
 import { type ItemState, type Known, type Named, NamedSet, type Planned } from './plan.ts'
-
-/** Rows one insert statement writes (bounded by Postgres' 65,535 parameters). */
-const INSERT_CHUNK = 500
 
 interface ItemRow {
   id: string
@@ -130,30 +129,6 @@ export async function addItemsOf(
   }
 }
 
-const columnsOf = (item: ItemState) => ({
-  slug: item.slug,
-  name: item.name,
-  description: item.description,
-  url: item.url,
-  iconUrl: item.iconUrl,
-  imageUrl: item.imageUrl,
-  categoryId: item.categoryId,
-  companyId: item.companyId,
-  status: item.status,
-  address: item.address,
-  city: item.city,
-  country: item.country,
-  latitude: item.latitude,
-  longitude: item.longitude,
-  isRemote: item.isRemote,
-  serviceArea: item.serviceArea,
-  publishedAt: item.publishedAt,
-})
-
-function* chunks<T>(values: readonly T[], size: number) {
-  for (let start = 0; start < values.length; start += size) yield values.slice(start, start + size)
-}
-
 export interface ApplyContext {
   actorId: string | null
   at: Date
@@ -162,125 +137,22 @@ export interface ApplyContext {
 }
 
 /**
- * Writes a batch's plan in `tx`: the categories, tags and companies it made, the items created and updated
- * with their tags and history, and the categories' published counts. Returns which content it touched.
+ * Writes a batch's plan in `tx` through the modules that own what it touches: the categories, tags and
+ * companies it made, then the items created and updated (with their tags, history and the categories'
+ * published counts).
  */
-export async function applyBatch(
-  tx: DbOrTx,
-  known: Known,
-  plans: readonly Planned[],
-  context: ApplyContext,
-): Promise<Set<string>> {
-  const touched = new Set<string>()
+export async function applyBatch(tx: DbOrTx, known: Known, plans: readonly Planned[], context: ApplyContext) {
   const { at } = context
-  if (known.categories.created.length > 0) {
-    const [{ next } = { next: 0 }] = await rowsOf<{ next: number }>(
-      tx,
-      sql`select coalesce(max(sort_order), -1) + 1 as next from ${categories}`,
-    )
-    await tx
-      .insert(categories)
-      .values(
-        known.categories.created.map((category, index) => ({
-          id: category.id,
-          name: category.name,
-          sortOrder: Number(next) + index,
-          createdAt: at,
-          updatedAt: at,
-        })),
-      )
-      .onConflictDoNothing()
-    touched.add('categories')
-  }
-  if (known.tags.created.length > 0) {
-    await tx
-      .insert(tags)
-      .values(known.tags.created.map((tag) => ({ id: tag.id, name: tag.name, createdAt: at, updatedAt: at })))
-      .onConflictDoNothing()
-    touched.add('tags')
-  }
-  if (known.companies.created.length > 0) {
-    await tx
-      .insert(companies)
-      .values(
-        known.companies.created.map((company) => ({
-          id: company.id,
-          slug: company.slug,
-          name: company.name,
-          createdAt: at,
-          updatedAt: at,
-        })),
-      )
-      .onConflictDoNothing()
-    touched.add('companies')
-  }
-
+  await insertImportedCategories(tx, known.categories.created, at)
+  await insertImportedTags(tx, known.tags.created, at)
+  await insertImportedCompanies(tx, known.companies.created, at)
   const creates = plans.flatMap((plan) => (plan.kind === 'create' ? [plan] : []))
-  const updates = plans.flatMap((plan) => (plan.kind === 'update' ? [plan] : []))
-  const history: (typeof itemHistory.$inferInsert)[] = []
-  const deltas = new Map<string, number>()
-  const count = (before: ItemState | null, after: ItemState) => {
-    for (const [category, delta] of categoryCountChanges(before, after)) {
-      deltas.set(category, (deltas.get(category) ?? 0) + delta)
-    }
-  }
+  const updates = plans.flatMap((plan) =>
+    plan.kind === 'update' ? [{ ...plan, id: plan.before.id ?? missingId() }] : [],
+  )
+  await writeImportedItems(tx, { creates, updates }, context)
+}
 
-  for (const chunk of chunks(creates, INSERT_CHUNK)) {
-    const ids = chunk.map(() => randomUUID())
-    await tx.insert(items).values(
-      chunk.map((plan, index) => ({
-        id: ids[index],
-        ...columnsOf(plan.item),
-        submittedBy: null,
-        createdAt: at,
-        updatedAt: at,
-      })),
-    )
-    const tagRows = chunk.flatMap((plan, index) =>
-      plan.item.tagIds.map((tagId) => ({ itemId: ids[index]!, tagId })),
-    )
-    if (tagRows.length > 0) await tx.insert(itemTags).values(tagRows)
-    chunk.forEach((plan, index) => {
-      plan.item.id = ids[index]!
-      history.push({
-        itemId: ids[index]!,
-        actorId: context.actorId,
-        action: 'created',
-        changes: plan.changes,
-        note: context.note,
-        createdAt: at,
-      })
-      count(null, plan.item)
-    })
-  }
-
-  for (const plan of updates) {
-    const id = plan.before.id
-    if (!id) throw new Error('an update plan has no item id')
-    await tx
-      .update(items)
-      .set({ ...columnsOf(plan.item), updatedAt: at })
-      .where(eq(items.id, id))
-    if (plan.changes.some((change) => change.field === 'tagIds')) {
-      await tx.delete(itemTags).where(eq(itemTags.itemId, id))
-      if (plan.item.tagIds.length > 0) {
-        await tx.insert(itemTags).values(plan.item.tagIds.map((tagId) => ({ itemId: id, tagId })))
-      }
-    }
-    if (plan.changes.length > 0) {
-      history.push({
-        itemId: id,
-        actorId: context.actorId,
-        action: 'updated',
-        changes: plan.changes,
-        note: context.note,
-        createdAt: at,
-      })
-    }
-    count(plan.before, plan.item)
-  }
-  for (const chunk of chunks(history, INSERT_CHUNK)) await tx.insert(itemHistory).values(chunk)
-  if (creates.length > 0 || updates.length > 0) touched.add('items')
-  if (await context.categories.adjustCounts(tx, deltas)) touched.add('categories')
-  return touched
+const missingId = (): never => {
+  throw new Error('an update plan has no item id')
 }

@@ -4,36 +4,17 @@
  * holds as far as the rows need it, and changes `Known` as it plans (an item created by one row is there for
  * the next), which is how a dry run sees its own earlier rows without having written them.
  */
-
 import { slugify } from '../../lib/slug.ts'
+import type { ImportedFields } from '../items/imported.ts'
 import { ITEM_LIMITS } from '../items/schemas.ts'
-import type { FieldChange, ItemStatus } from '../items/tables.ts'
+import type { FieldChange } from '../items/tables.ts'
 import { ITEM_STATUSES } from '../items/tables.ts'
 import type { TransferItem } from '../transfer/records.ts'
 import type { ImportIssue, ImportMode } from './tables.ts'
 
-/** An item as the planner compares it. `id` is null for one a dry run created. */
-export interface ItemState {
+/** An item as the planner compares it (the fields an import sets). `id` is null for one a dry run created. */
+export interface ItemState extends ImportedFields {
   id: string | null
-  slug: string
-  name: string
-  description: string | null
-  url: string | null
-  iconUrl: string | null
-  imageUrl: string | null
-  categoryId: string | null
-  companyId: string | null
-  status: ItemStatus
-  address: string | null
-  city: string | null
-  country: string | null
-  latitude: number | null
-  longitude: number | null
-  isRemote: boolean
-  serviceArea: string | null
-  publishedAt: Date | null
-  /** Sorted. */
-  tagIds: string[]
 }
 
 export interface Named {

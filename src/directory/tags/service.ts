@@ -52,6 +52,19 @@ const checkName = (raw: string) => checkedName(raw, { min: TAG_NAME_MIN_LENGTH, 
 const sameName = (name: string) => sql`lower(${tags.name}) = lower(${name})`
 
 /** Tags: their names, ids, and how many items carry each. */
+/** Tags an import made, in its transaction; one whose id or name was taken meanwhile is left as it is. */
+export async function insertImportedTags(
+  tx: DbOrTx,
+  rows: readonly { id: string; name: string }[],
+  at: Date,
+) {
+  if (rows.length === 0) return
+  await tx
+    .insert(tags)
+    .values(rows.map((row) => ({ id: row.id, name: row.name, createdAt: at, updatedAt: at })))
+    .onConflictDoNothing()
+}
+
 export function createTagService({ db, clock, caches = [], usage }: TagServiceDeps) {
   /** Runs a write and tells every instance, this one at once, that tags changed. */
   const write = contentWriter(db, TAGS_CONTENT, caches)
