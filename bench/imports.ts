@@ -103,7 +103,7 @@ async function runImport(
   cookie: string,
   content: string,
   dryRun: boolean,
-): Promise<{ answer: ImportAnswer; ms: number; progress: { atMs: number; done: number }[] }> {
+): Promise<{ answer: ImportAnswer; ms: number; postMs: number; progress: { atMs: number; done: number }[] }> {
   const base = `http://127.0.0.1:${port}/api/admin/imports`
   const started = performance.now()
   const queued = await fetch(base, {
@@ -112,6 +112,7 @@ async function runImport(
     body: JSON.stringify({ format: 'markdown', content, dryRun }),
   })
   const body = (await queued.json()) as { data: ImportAnswer }
+  const postMs = performance.now() - started
   if (queued.status !== 202)
     throw new Error(`POST ${base} answered ${queued.status}: ${JSON.stringify(body)}`)
   // When each batch was seen done: the time to the first is the file's reading, the gaps the steps'.
@@ -122,7 +123,8 @@ async function runImport(
     if (response.status !== 200) throw new Error(`GET ${base}/${body.data.id} answered ${response.status}`)
     const atMs = performance.now() - started
     if (data.progress.done > (progress.at(-1)?.done ?? 0)) progress.push({ atMs, done: data.progress.done })
-    if (data.status === 'completed' || data.status === 'failed') return { answer: data, ms: atMs, progress }
+    if (data.status === 'completed' || data.status === 'failed')
+      return { answer: data, ms: atMs, postMs, progress }
     if (performance.now() - started > IMPORT_TIMEOUT_MS) {
       throw new Error(`import ${data.id} still ${data.status} after ${IMPORT_TIMEOUT_MS} ms`)
     }
@@ -153,6 +155,8 @@ interface PhaseRun extends ImportResult {
   ms: number
   /** From the import's start to its end, as the server recorded them. */
   serverMs: number
+  /** From the POST to its 202 (the file sent, checked and stored). */
+  postMs: number
   /** From the POST's record to the job's start: the queue's wait. */
   queuedMs: number
   /** CPU the server process used (user + system), and the database's backends (Postgres). */
@@ -238,6 +242,7 @@ async function measure(kind: DatabaseKind, run: number, list: AwesomeList, serve
         phase,
         ...counts,
         ms: round(result.ms),
+        postMs: round(result.postMs),
         serverMs: at(answer.finishedAt) - at(answer.startedAt),
         queuedMs: at(answer.startedAt) - at(answer.createdAt),
         serverCpuMs: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore,
@@ -291,6 +296,7 @@ async function main() {
         'run',
         'phase',
         'time s',
+        'POST s',
         'server s',
         'server CPU s',
         'Postgres CPU s',
@@ -308,6 +314,7 @@ async function main() {
         r.run,
         r.phase,
         round(r.ms / 1000, 2),
+        round(r.postMs / 1000, 2),
         round(r.serverMs / 1000, 2),
         r.serverCpuMs === null ? '-' : round(r.serverCpuMs / 1000, 2),
         r.postgresCpuMs === null ? '-' : round(r.postgresCpuMs / 1000, 2),
