@@ -97,13 +97,22 @@ interface ImportAnswer {
   finishedAt: string | null
 }
 
-/** Queues an import of `content` and polls it until it has ended: its last answer and the wall time. */
-async function runImport(
-  port: number,
-  cookie: string,
-  content: string,
-  dryRun: boolean,
-): Promise<{ answer: ImportAnswer; ms: number; postMs: number; progress: { atMs: number; done: number }[] }> {
+interface ImportRun {
+  answer: ImportAnswer
+  ms: number
+  postMs: number
+  /** When each batch was seen done: the time to the first is the file's reading, the gaps the steps'. */
+  progress: { atMs: number; done: number }[]
+  /** Polls answered 503 (the database unavailable to the request) and what the first said. */
+  unavailable: number
+  unavailableSaid: string | null
+}
+
+/**
+ * Queues an import of `content` and polls it until it has ended: its last answer and the wall time. A 503
+ * to a poll is counted and the poll repeated: the import goes on whatever its status request meets.
+ */
+async function runImport(port: number, cookie: string, content: string, dryRun: boolean): Promise<ImportRun> {
   const base = `http://127.0.0.1:${port}/api/admin/imports`
   const started = performance.now()
   const queued = await fetch(base, {
@@ -115,18 +124,27 @@ async function runImport(
   const postMs = performance.now() - started
   if (queued.status !== 202)
     throw new Error(`POST ${base} answered ${queued.status}: ${JSON.stringify(body)}`)
-  // When each batch was seen done: the time to the first is the file's reading, the gaps the steps'.
-  const progress: { atMs: number; done: number }[] = []
+  const progress: ImportRun['progress'] = []
+  let unavailable = 0
+  let unavailableSaid: string | null = null
   while (true) {
     const response = await fetch(`${base}/${body.data.id}`, { headers: { cookie } })
-    const { data } = (await response.json()) as { data: ImportAnswer }
-    if (response.status !== 200) throw new Error(`GET ${base}/${body.data.id} answered ${response.status}`)
+    const text = await response.text()
     const atMs = performance.now() - started
-    if (data.progress.done > (progress.at(-1)?.done ?? 0)) progress.push({ atMs, done: data.progress.done })
-    if (data.status === 'completed' || data.status === 'failed')
-      return { answer: data, ms: atMs, postMs, progress }
+    if (response.status === 503) {
+      unavailable++
+      unavailableSaid ??= `${round(atMs)} ms after the POST: ${text}`
+    } else if (response.status !== 200) {
+      throw new Error(`GET ${base}/${body.data.id} answered ${response.status}: ${text}`)
+    } else {
+      const { data } = JSON.parse(text) as { data: ImportAnswer }
+      if (data.progress.done > (progress.at(-1)?.done ?? 0)) progress.push({ atMs, done: data.progress.done })
+      if (data.status === 'completed' || data.status === 'failed') {
+        return { answer: data, ms: atMs, postMs, progress, unavailable, unavailableSaid }
+      }
+    }
     if (performance.now() - started > IMPORT_TIMEOUT_MS) {
-      throw new Error(`import ${data.id} still ${data.status} after ${IMPORT_TIMEOUT_MS} ms`)
+      throw new Error(`import ${body.data.id} not ended after ${IMPORT_TIMEOUT_MS} ms`)
     }
     await sleep(POLL_MS)
   }
@@ -167,6 +185,9 @@ interface PhaseRun extends ImportResult {
   /** The mean time from one batch seen done to the next (a real run's steps; a dry run has none). */
   meanStepMs: number | null
   steps: number
+  /** Status polls answered 503, and the first such answer. */
+  unavailable: number
+  unavailableSaid: string | null
   rssBeforeMb: number
   peakGrowthMb: number
   sampledPeakGrowthMb: number
@@ -250,6 +271,8 @@ async function measure(kind: DatabaseKind, run: number, list: AwesomeList, serve
         firstBatchMs: round(result.progress[0]?.atMs ?? result.ms),
         meanStepMs: meanStep(result.progress),
         steps: result.progress.length,
+        unavailable: result.unavailable,
+        unavailableSaid: result.unavailableSaid,
         ...memory,
       })
       const last = results.at(-1)!
@@ -257,6 +280,9 @@ async function measure(kind: DatabaseKind, run: number, list: AwesomeList, serve
         `${kind} run ${run}, ${phase}: ${round(last.ms / 1000, 2)} s, peak RSS growth ${last.peakGrowthMb} MB ` +
           `(${last.created} created, ${last.unchanged} unchanged, ${last.errorCount} errors)`,
       )
+      if (last.unavailableSaid) {
+        console.log(`  ${last.unavailable} status poll(s) answered 503, the first ${last.unavailableSaid}`)
+      }
     }
   } finally {
     if (server) await stopChild(server)
@@ -303,6 +329,7 @@ async function main() {
         'first batch s',
         'batches seen',
         'step ms',
+        'polls 503',
         'RSS before MB',
         'peak growth MB',
         'created',
@@ -321,6 +348,7 @@ async function main() {
         round(r.firstBatchMs / 1000, 2),
         r.steps,
         r.meanStepMs ?? '-',
+        r.unavailable,
         r.rssBeforeMb,
         r.peakGrowthMb,
         r.created,
