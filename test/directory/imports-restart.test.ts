@@ -8,7 +8,7 @@ import { startDirectory } from '../helpers/apps.ts'
 import { durableDatabase, startServiceProcess } from '../helpers/processes.ts'
 
 const CHILD_SCRIPT = fileURLToPath(new URL('../fixtures/import-child.ts', import.meta.url))
-const ITEMS = 2000
+const ITEMS = 5000
 const BATCH = 100
 
 interface Progress {

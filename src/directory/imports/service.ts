@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises'
 import { and, asc, count, desc, eq, gte, lt } from 'drizzle-orm'
 import type { Logger } from 'pino'
 import { uniqueViolation } from '../../db/errors.ts'
@@ -44,6 +45,8 @@ export interface ImportDryRunJob {
  * the sweep sends its step again, which resumes from the last whole batch.
  */
 export const IMPORT_STALLED_MS = 2 * 60 * 1000
+/** How long a step applies batch after batch before it hands over to the next step's job. */
+export const IMPORT_STEP_MS = 20_000
 /** Redirects followed when fetching an import's `url`, each hop checked like the first. */
 const MAX_REDIRECTS = 5
 /** Rows a dry run works out between two saves of its progress. */
@@ -327,7 +330,11 @@ export function createImportService(deps: ImportServiceDeps) {
     })
   }
 
-  /** A step of a real run: the next batch of rows from `position`, applied with the progress in one transaction. */
+  /**
+   * A step of a real run: batches from `position` on, each applied in its own transaction with the run's
+   * progress, one after the other for up to `IMPORT_STEP_MS`; then the next step is queued in the last
+   * batch's transaction (a job per batch would wait for a worker's wake-up between each two).
+   */
   async function step({ importId, position }: ImportStepJob): Promise<void> {
     let [row] = await db.select().from(imports).where(eq(imports.id, importId))
     if (!row || row.status === 'completed' || row.status === 'failed') return
@@ -336,18 +343,44 @@ export function createImportService(deps: ImportServiceDeps) {
       if (!row) return
     }
     if (row.declared === null) return prepare(row)
+    // A job for a position already done is an earlier attempt's, or the sweep's twin: the run moved on.
     if (row.done !== position) return
-    const batch = await db
-      .select()
-      .from(importRows)
-      .where(and(eq(importRows.importId, importId), gte(importRows.position, position)))
-      .orderBy(asc(importRows.position))
-      .limit(batchSize)
-    let completed = false
-    await db.transaction(async (tx) => {
+    const started = performance.now()
+    let at = position
+    for (;;) {
+      const outcome = await applyNext(importId, at, performance.now() - started < IMPORT_STEP_MS)
+      if (outcome.kind === 'completed') {
+        clearCaches()
+        log.info({ importId }, 'import completed')
+      }
+      if (outcome.kind !== 'continue') return
+      at = outcome.done
+      // What waits for the database goes first (the embedded database runs one statement at a time).
+      await setImmediate()
+    }
+  }
+
+  /**
+   * The batch after `position`, applied in one transaction with the run's progress: `continue` when there is
+   * more and `goOn`; else the next step's job goes in the same transaction.
+   */
+  async function applyNext(
+    importId: string,
+    position: number,
+    goOn: boolean,
+  ): Promise<{ kind: 'continue'; done: number } | { kind: 'queued' | 'completed' | 'stale' }> {
+    return db.transaction(async (tx) => {
       const [current] = await tx.select().from(imports).where(eq(imports.id, importId)).for('update')
-      // Another attempt of this step got here first: its batch stands.
-      if (current?.status !== 'running' || current.done !== position || !current.declared) return
+      // Another attempt got here first: its batch stands, and it goes on.
+      if (current?.status !== 'running' || current.done !== position || !current.declared) {
+        return { kind: 'stale' as const }
+      }
+      const batch = await tx
+        .select()
+        .from(importRows)
+        .where(and(eq(importRows.importId, importId), gte(importRows.position, position)))
+        .orderBy(asc(importRows.position))
+        .limit(batchSize)
       const now = clock.now()
       const known = await loadKnown(tx)
       if (position === 0) declare(known, current.declared)
@@ -365,7 +398,7 @@ export function createImportService(deps: ImportServiceDeps) {
         categories: deps.categories,
       })
       const progress = progressOf(current, batch.length, tallyOf(plans))
-      completed = progress.done >= current.total || batch.length < batchSize
+      const completed = progress.done >= current.total || batch.length < batchSize
       await tx
         .update(imports)
         .set({
@@ -375,15 +408,14 @@ export function createImportService(deps: ImportServiceDeps) {
           ...(completed ? { status: 'completed' as const, finishedAt: now } : {}),
         })
         .where(eq(imports.id, importId))
-      if (completed) await finish(tx, current)
-      else {
-        await jobs.send<ImportStepJob>(IMPORT_STEP_JOB, { importId, position: progress.done }, { tx })
+      if (completed) {
+        await finish(tx, current)
+        return { kind: 'completed' as const }
       }
+      if (goOn) return { kind: 'continue' as const, done: progress.done }
+      await jobs.send<ImportStepJob>(IMPORT_STEP_JOB, { importId, position: progress.done }, { tx })
+      return { kind: 'queued' as const }
     })
-    if (completed) {
-      clearCaches()
-      log.info({ importId }, 'import completed')
-    }
   }
 
   /**

@@ -5,7 +5,7 @@
  * parses back to the same names, links, descriptions, categories and order.
  */
 import GithubSlugger from 'github-slugger'
-import type { Definition, List, ListItem, Paragraph, PhrasingContent, Root, RootContent } from 'mdast'
+import type { Definition, List, ListItem, Paragraph, PhrasingContent, RootContent } from 'mdast'
 import { fromMarkdown } from 'mdast-util-from-markdown'
 import { itemLink } from '../feeds/render.ts'
 import type { ExportItem, ExportSource, ParsedFile, ParsedItem, ParseIssue } from './records.ts'
@@ -93,11 +93,75 @@ function isContentsList(list: List): boolean {
   return links.length === list.children.length && links.every((url) => url.startsWith('#'))
 }
 
-/** Parses an awesome list: its title and intro, its categories, its items, and what it could not read. */
+/** A piece of the file that starts at a heading (or the file's start), and the line it starts on. */
+interface Section {
+  text: string
+  /** Lines before it in the file. */
+  offset: number
+}
+
+const FENCE = /^ {0,3}(`{3,}|~{3,})/
+const ATX_HEADING = /^#{1,6}(?:[ \t]|$)/
+const DEFINITION = /^ {0,3}\[[^\]]+\]:[ \t]*\S/
+
+/**
+ * The file cut before each heading that starts a line (a heading ends any list or paragraph before it, so
+ * each piece parses as it would in the whole), never inside a fenced code block or an HTML comment, with the
+ * lines of link reference definitions, which hold for the whole file, to add to each piece. This is line
+ * splitting only: each piece is read by the Markdown parser.
+ */
+function sectionsOf(text: string): { sections: Section[]; definitions: string } {
+  const lines = text.split(/\r?\n/)
+  const sections: Section[] = []
+  const definitions: string[] = []
+  let start = 0
+  let fence: string | undefined
+  let inComment = false
+  lines.forEach((line, index) => {
+    const opened = FENCE.exec(line)?.[1]
+    if (fence !== undefined) {
+      if (opened && opened[0] === fence[0] && opened.length >= fence.length && line.trim() === opened) {
+        fence = undefined
+      }
+      return
+    }
+    if (inComment) {
+      if (line.includes('-->')) inComment = false
+      return
+    }
+    if (opened) {
+      fence = opened
+      return
+    }
+    if (line.lastIndexOf('<!--') > line.lastIndexOf('-->')) {
+      inComment = true
+      return
+    }
+    if (DEFINITION.test(line)) definitions.push(line)
+    else if (ATX_HEADING.test(line) && index > start) {
+      sections.push({ text: lines.slice(start, index).join('\n'), offset: start })
+      start = index
+    }
+  })
+  sections.push({ text: lines.slice(start).join('\n'), offset: start })
+  return { sections, definitions: definitions.join('\n') }
+}
+
+/**
+ * Parses an awesome list: its title and intro, its categories, its items, and what it could not read. The
+ * file is read a section at a time (cut at its headings): a large list costs the memory of its largest
+ * section, not of the whole syntax tree.
+ */
 export function parseMarkdown(text: string): ParsedFile {
-  const root: Root = fromMarkdown(text)
+  const { sections, definitions: definitionLines } = sectionsOf(text)
   const definitions = new Map<string, Definition>()
-  for (const node of root.children) if (node.type === 'definition') definitions.set(node.identifier, node)
+  if (definitionLines) {
+    for (const node of fromMarkdown(definitionLines).children) {
+      if (node.type === 'definition') definitions.set(node.identifier, node)
+    }
+  }
+  /** Lines before the section being read. */
+  let offset = 0
 
   const site: ParsedFile['site'] = {}
   const categories: string[] = []
@@ -109,7 +173,8 @@ export function parseMarkdown(text: string): ParsedFile {
   let skippingDepth: number | undefined
 
   const readItem = (listItem: ListItem) => {
-    const line = listItem.position?.start.line
+    const start = listItem.position?.start.line
+    const line = start === undefined ? undefined : start + offset
     const [paragraph, ...blocks] = listItem.children
     const nested = blocks.filter((block): block is List => block.type === 'list')
     const link = paragraph?.type === 'paragraph' ? leadingLink(paragraph, definitions) : undefined
@@ -146,11 +211,19 @@ export function parseMarkdown(text: string): ParsedFile {
     for (const listItem of list.children) readItem(listItem)
   }
 
-  for (const node of root.children) {
+  for (const section of sections) {
+    offset = section.offset
+    // The file's link definitions after a blank line: references in the section resolve, its lines stay.
+    const text = definitionLines ? `${section.text}\n\n${definitionLines}\n` : section.text
+    for (const node of fromMarkdown(text).children) visit(node)
+  }
+  return { site, categories, tags: [], items, issues }
+
+  function visit(node: RootContent) {
     if (node.type === 'heading' && node.depth === 1 && site.name === undefined) {
       site.name = blockText(node)
     } else if (node.type === 'heading' && node.depth >= 2) {
-      if (skippingDepth !== undefined && node.depth > skippingDepth) continue
+      if (skippingDepth !== undefined && node.depth > skippingDepth) return
       beforeSections = false
       const title = blockText(node)
       skippingDepth = CONTENTS_TITLE.test(title) ? node.depth : undefined
@@ -167,7 +240,6 @@ export function parseMarkdown(text: string): ParsedFile {
       if (description !== '') site.description = description
     }
   }
-  return { site, categories, tags: [], items, issues }
 }
 
 /** Text escaped so that Markdown reads it back as the same text, on one line. */

@@ -145,6 +145,49 @@ describe('parseMarkdown', () => {
   })
 })
 
+describe('parseMarkdown, a section at a time', () => {
+  const LIST = [
+    '# Big list',
+    '',
+    '## Tools',
+    '',
+    '- [Hammer](https://hammer.example) - Hits.',
+    '',
+    '```md',
+    '## Not a section',
+    '- [Inside code](https://code.example)',
+    '```',
+    '',
+    '<!--',
+    '## Not a section either',
+    '-->',
+    '- [Saw][saw] - Cuts.',
+    '',
+    '### Small tools',
+    '',
+    '- [Pin](https://pin.example)',
+    '- no link',
+    '',
+    '[saw]: https://saw.example',
+  ].join('\n')
+
+  it('cuts only at headings outside code and comments, keeps line numbers and the file’s link definitions', () => {
+    const parsed = parseMarkdown(LIST)
+    assert.deepEqual(parsed.categories, ['Tools', 'Small tools'])
+    assert.deepEqual(
+      parsed.items.map(({ line, item }) => [line, item.name, item.url, item.category]),
+      [
+        [5, 'Hammer', 'https://hammer.example', 'Tools'],
+        [15, 'Saw', 'https://saw.example', 'Tools'],
+        [19, 'Pin', 'https://pin.example', 'Small tools'],
+      ],
+    )
+    assert.deepEqual(parsed.issues, [
+      { line: 20, message: 'list item does not start with a link: "no link"' },
+    ])
+  })
+})
+
 describe('renderMarkdown', () => {
   const items = [
     exportItem({
