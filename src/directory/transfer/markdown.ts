@@ -4,6 +4,7 @@
  * items, and a list item that cannot be read is an issue with its line. Rendering writes an awesome list that
  * parses back to the same names, links, descriptions, categories and order.
  */
+import { setImmediate } from 'node:timers/promises'
 import GithubSlugger from 'github-slugger'
 import type { Definition, List, ListItem, Paragraph, PhrasingContent, RootContent } from 'mdast'
 import { fromMarkdown } from 'mdast-util-from-markdown'
@@ -153,6 +154,25 @@ function sectionsOf(text: string): { sections: Section[]; definitions: string } 
  * section, not of the whole syntax tree.
  */
 export function parseMarkdown(text: string): ParsedFile {
+  const steps = readMarkdown(text)
+  for (;;) {
+    const step = steps.next()
+    if (step.done) return step.value
+  }
+}
+
+/** `parseMarkdown`, giving the event loop a turn after each section: a large file never holds it for long. */
+export async function parseMarkdownInTurns(text: string): Promise<ParsedFile> {
+  const steps = readMarkdown(text)
+  for (;;) {
+    const step = steps.next()
+    if (step.done) return step.value
+    await setImmediate()
+  }
+}
+
+/** The reading of an awesome list, a section at a time: it yields after each. */
+function* readMarkdown(text: string): Generator<undefined, ParsedFile> {
   const { sections, definitions: definitionLines } = sectionsOf(text)
   const definitions = new Map<string, Definition>()
   if (definitionLines) {
@@ -216,6 +236,7 @@ export function parseMarkdown(text: string): ParsedFile {
     // The file's link definitions after a blank line: references in the section resolve, its lines stay.
     const text = definitionLines ? `${section.text}\n\n${definitionLines}\n` : section.text
     for (const node of fromMarkdown(text).children) visit(node)
+    yield
   }
   return { site, categories, tags: [], items, issues }
 
