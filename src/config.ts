@@ -850,7 +850,7 @@ const definitions = {
     'IMPORT_BATCH_SIZE',
     'Directory',
     500,
-    'rows an import applies per step, each step one transaction (a restart resumes after the last whole step)',
+    'rows an import applies per batch, each batch one transaction (a restart resumes after the last whole batch)',
     { min: 1, max: 5000 },
   ),
   importMaxBytes: integer(
