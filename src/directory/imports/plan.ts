@@ -5,6 +5,7 @@
  * the next), which is how a dry run sees its own earlier rows without having written them.
  */
 import { slugify } from '../../lib/slug.ts'
+import { changesBetween as fieldChanges, LOCATION_FIELDS, snapshotOf } from '../items/history.ts'
 import type { ImportedFields } from '../items/imported.ts'
 import { ITEM_LIMITS } from '../items/schemas.ts'
 import type { FieldChange } from '../items/tables.ts'
@@ -97,15 +98,6 @@ export type Planned =
 
 const NAME_LIMITS = { category: [2, 100], tag: [1, 100], company: [2, 200] } as const
 
-const LOCATION_FIELDS = [
-  'address',
-  'city',
-  'country',
-  'latitude',
-  'longitude',
-  'isRemote',
-  'serviceArea',
-] as const
 const TEXT_LIMITS = {
   address: ITEM_LIMITS.addressMax,
   city: ITEM_LIMITS.cityMax,
@@ -113,37 +105,15 @@ const TEXT_LIMITS = {
   serviceArea: ITEM_LIMITS.serviceAreaMax,
 } as const
 
-/** What history records of an item: the fields an item write compares (items/history.ts snapshotOf). */
-function snapshot(state: ItemState): Record<string, unknown> {
-  const shot: Record<string, unknown> = {
-    slug: state.slug,
-    name: state.name,
-    description: state.description,
-    url: state.url,
-    iconUrl: state.iconUrl,
-    imageUrl: state.imageUrl,
-    categoryId: state.categoryId,
-    companyId: state.companyId,
-    status: state.status,
-  }
-  for (const field of LOCATION_FIELDS) shot[`location.${field}`] = state[field]
-  shot.tagIds = state.tagIds
-  return shot
-}
-
+/** What the item's history records of the row: as item update compares, and as item create names. */
 function changesBetween(before: ItemState | null, after: ItemState): FieldChange[] {
-  const from = before ? snapshot(before) : {}
-  const to = snapshot(after)
-  const changes: FieldChange[] = []
-  for (const [field, value] of Object.entries(to)) {
-    const old = from[field] ?? null
-    if (JSON.stringify(old) === JSON.stringify(value ?? null)) continue
-    // A new item's history names what it was given, as item create does.
-    if (!before && (value === null || value === false || (Array.isArray(value) && value.length === 0)))
-      continue
-    changes.push({ field, from: old, to: value ?? null })
-  }
-  return changes
+  const changes = fieldChanges(
+    before ? snapshotOf(before, before.tagIds) : {},
+    snapshotOf(after, after.tagIds),
+  )
+  if (before) return changes
+  // A new item's history names what it was given, as item create does.
+  return changes.filter(({ to }) => to !== null && to !== false && !(Array.isArray(to) && to.length === 0))
 }
 
 const sameDate = (a: Date | null, b: Date | null) => (a?.getTime() ?? null) === (b?.getTime() ?? null)

@@ -14,7 +14,8 @@ type Row = Omit<typeof items.$inferSelect, 'search'>
 /** What an item's history compares: its own fields, its location's, and its tags. */
 type Snapshot = Record<string, unknown>
 
-const LOCATION_FIELDS = [
+/** An item's location fields, each recorded as `location.<field>`. */
+export const LOCATION_FIELDS = [
   'address',
   'city',
   'country',
@@ -35,7 +36,10 @@ const TRACKED_FIELDS = [
   'status',
 ] as const
 
-export function snapshotOf(row: Row, tagIds: string[]): Snapshot {
+/** The fields a snapshot reads, of a row or of what an import makes of one. */
+export type SnapshotFields = Pick<Row, (typeof TRACKED_FIELDS)[number] | (typeof LOCATION_FIELDS)[number]>
+
+export function snapshotOf(row: SnapshotFields, tagIds: string[]): Snapshot {
   const snapshot: Snapshot = {}
   for (const field of TRACKED_FIELDS) snapshot[field] = row[field]
   for (const field of LOCATION_FIELDS) snapshot[`location.${field}`] = row[field]
