@@ -292,16 +292,21 @@ export function createImportService(deps: ImportServiceDeps) {
   }
 
   /** The first step of a real run: the file parsed into rows, saved with the next step's job. */
-  async function prepare(row: Row) {
+  async function prepare(row: Row): Promise<boolean> {
     const file = await parsed(row)
-    if (!file.ok) return fail(row.id, file.failure)
+    if (!file.ok) {
+      await fail(row.id, file.failure)
+      return false
+    }
     const issues = issuesOf(file.file)
     const items = file.file.items
     const now = clock.now()
     let finished = false
+    let saved = false
     await db.transaction(async (tx) => {
       const [current] = await tx.select().from(imports).where(eq(imports.id, row.id)).for('update')
       if (current?.status !== 'running' || current.declared !== null) return
+      saved = true
       // Each chunk of rows as one JSON parameter, taken apart by Postgres: one serialization, not a
       // parameter per cell for the driver to handle.
       for (let start = 0; start < items.length; start += 2000) {
@@ -329,6 +334,9 @@ export function createImportService(deps: ImportServiceDeps) {
       if (finished) await startNextPending(tx)
       else await jobs.send<ImportStepJob>(IMPORT_STEP_JOB, { importId: row.id, position: 0 }, { tx })
     })
+    // The rows are saved with the first step's job (a restart starts there); this attempt goes on at once,
+    // and that job then finds the run moved on.
+    return saved && !finished
   }
 
   /**
@@ -343,9 +351,12 @@ export function createImportService(deps: ImportServiceDeps) {
       row = (await claim(importId)) ?? undefined
       if (!row) return
     }
-    if (row.declared === null) return prepare(row)
-    // A job for a position already done is an earlier attempt's, or the sweep's twin: the run moved on.
-    if (row.done !== position) return
+    if (row.declared === null) {
+      if (!(await prepare(row))) return
+    } else if (row.done !== position) {
+      // A job for a position already done is an earlier attempt's, or the sweep's twin: the run moved on.
+      return
+    }
     const started = performance.now()
     let at = position
     for (;;) {
