@@ -24,6 +24,7 @@ import { favoritesModule } from './favorites/module.ts'
 import { featuredModule } from './featured/module.ts'
 import { feedsCache, feedsModule } from './feeds/module.ts'
 import { geocodingModule } from './geocoding/module.ts'
+import { adminConsoleModule } from './console.ts'
 import { DirectoryError, errors } from './http/schemas.ts'
 import { importsModule } from './imports/module.ts'
 import { createDirectoryEnvelope } from './instance/envelope.ts'
@@ -42,7 +43,10 @@ import { sponsorAdsModule } from './sponsor-ads/module.ts'
 import { tagsModule } from './tags/module.ts'
 import { usersModule } from './users/module.ts'
 
-export type DirectoryDeps = ServiceDeps
+export type DirectoryDeps = ServiceDeps & {
+  /** Where the admin console's build is (tests point it at their own); dist/web/admin by default. */
+  consoleDir?: string
+}
 
 export interface DirectoryApp {
   app: App
@@ -361,6 +365,7 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
       imports.module,
       links.module,
       mcp.module,
+      adminConsoleModule(deps.consoleDir),
     ],
     { jobs, notifications: createNotifications(database.source, log) },
   )

@@ -1,0 +1,169 @@
+/**
+ * What the browser tests share: a live directory on its own port (real sockets, the embedded database of
+ * the test file, the console's real build), Debian's Chromium driven by Playwright, a signed-in admin's
+ * page, an axe-core check, and the screenshots `npm run screenshots` keeps for the README.
+ */
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { join } from 'node:path'
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
+import { ensureAdmin } from '../../src/directory/admin/bootstrap.ts'
+import { WEB_BUILD_DIR } from '../../src/http/console.ts'
+import { type DirectoryHarness, type DirectoryHarnessOptions, startDirectory } from '../helpers/apps.ts'
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+export const ADMIN = { email: 'admin@example.com', password: 'admin-password-1' }
+
+/** A port free now, for a directory whose APP_URL must name it before it listens. */
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const address = server.address()
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  if (!address || typeof address === 'string') throw new Error('no port')
+  return address.port
+}
+
+export interface ConsoleHarness {
+  /** The directory's base URL, e.g. http://127.0.0.1:41234. */
+  url: string
+  directory: DirectoryHarness
+  browser: Browser
+  /** A new browser context (its own cookies) with one page, at `width` px wide. */
+  newPage(options?: { width?: number; height?: number }): Promise<Page>
+  /** A page signed in as the admin, opened at `path` under /admin (the sign-in form is filled in). */
+  signedIn(path?: string, options?: { width?: number }): Promise<Page>
+  /** Calls the API as the admin (its own session), for arranging and checking what the UI did. */
+  api<T = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>
+  close(): Promise<void>
+}
+
+export async function startConsole(options: DirectoryHarnessOptions = {}): Promise<ConsoleHarness> {
+  if (!existsSync(join(WEB_BUILD_DIR, 'admin', 'index.html')))
+    throw new Error('The admin console is not built: run `npm run build:web` (npm install builds it)')
+  if (!existsSync(CHROMIUM))
+    throw new Error(`No Chromium at ${CHROMIUM}: install it with \`apt-get install -y chromium\``)
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}`
+  const directory = await startDirectory({
+    ...options,
+    env: { APP_URL: url, RATE_LIMIT_BYPASS_LOCALHOST: 'true', ...options.env },
+  })
+  await directory.app.listen({ port, host: '127.0.0.1' })
+  await ensureAdmin(
+    { db: directory.databases.directory.db, clock: directory.clock },
+    ADMIN.email,
+    ADMIN.password,
+  )
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+  })
+  const contexts: BrowserContext[] = []
+  const pageErrors: string[] = []
+
+  let cookie: string | undefined
+  const api = async <T>(method: string, path: string, body?: unknown) => {
+    if (!cookie) {
+      const res = await fetch(`${url}/api/auth/signin`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: url },
+        body: JSON.stringify(ADMIN),
+      })
+      cookie = res.headers
+        .getSetCookie()
+        .map((c) => c.split(';')[0])
+        .join('; ')
+    }
+    const res = await fetch(`${url}${path}`, {
+      method,
+      headers: {
+        cookie,
+        origin: url,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    })
+    const text = await res.text()
+    return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T }
+  }
+
+  const newPage = async ({ width = 1280, height = 900 } = {}) => {
+    const context = await browser.newContext({ viewport: { width, height }, baseURL: url })
+    contexts.push(context)
+    context.setDefaultTimeout(10_000)
+    const page = await context.newPage()
+    // An uncaught error in the page is kept; `close()` fails the file if there was one.
+    page.on('pageerror', (error) => pageErrors.push(`${page.url()}: ${error.message}`))
+    return page
+  }
+
+  return {
+    url,
+    directory,
+    browser,
+    newPage,
+    api,
+    async signedIn(path = '/', options = {}) {
+      const page = await newPage(options)
+      await page.goto(`/admin${path === '/' ? '' : path}`)
+      await page.getByLabel('Email').fill(ADMIN.email)
+      await page.getByLabel('Password').fill(ADMIN.password)
+      await page.getByRole('button', { name: 'Sign in' }).click()
+      await page.getByRole('button', { name: 'Sign out' }).waitFor()
+      return page
+    },
+    async close() {
+      for (const context of contexts) await context.close().catch(() => {})
+      await browser.close().catch(() => {})
+      await directory.close()
+      if (pageErrors.length > 0) throw new Error(`Errors in the console's pages:\n${pageErrors.join('\n')}`)
+    },
+  }
+}
+
+const axeSource = () =>
+  readFileSync(join(import.meta.dirname, '../../node_modules/axe-core/axe.min.js'), 'utf8')
+let axeScript: string | undefined
+
+export interface AxeViolation {
+  id: string
+  impact: string | null
+  help: string
+  nodes: { target: string[] }[]
+}
+
+/**
+ * The serious and critical axe-core violations of the page as it stands (WCAG 2.1 A and AA rules). The
+ * script goes in through the DevTools protocol, so the page's own policy, which allows no inline script,
+ * stays on.
+ */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  axeScript ??= axeSource()
+  await page.evaluate(axeScript)
+  const violations = await page.evaluate(async () => {
+    const axe = (
+      window as unknown as {
+        axe: { run: (context: Document, options: object) => Promise<{ violations: AxeViolation[] }> }
+      }
+    ).axe
+    const result = await axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+    })
+    return result.violations
+  })
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)
+}
+
+/**
+ * With CURIO_SCREENSHOTS=<folder> (`npm run screenshots`), keeps a picture of the screen as `<name>.png`;
+ * otherwise does nothing.
+ */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  const folder = process.env.CURIO_SCREENSHOTS
+  if (!folder) return
+  mkdirSync(folder, { recursive: true })
+  await page.screenshot({ path: join(folder, `${name}.png`), fullPage: false })
+}

@@ -1,0 +1,391 @@
+/**
+ * Items: the status tabs with their counts, search, filters and sort in the query string, paging on the
+ * server (the API pages and counts; the console never holds more than a page), and the review actions
+ * per row and in bulk.
+ */
+import { useState } from 'preact/hooks'
+import { unwrap } from '../../shared/api.ts'
+import { useSubmit } from '../../shared/form.ts'
+import { Page } from '../../shared/page.tsx'
+import { useResource } from '../../shared/resource.ts'
+import { Link, useQuery } from '../../shared/router.tsx'
+import { type Column, DataTable } from '../../shared/table.tsx'
+import {
+  Button,
+  Dialog,
+  formatDate,
+  Notice,
+  Pager,
+  SearchBox,
+  Select,
+  Tabs,
+  TextArea,
+  useConfirm,
+  useToast,
+} from '../../shared/ui.tsx'
+import { type AdminItem, api, type ItemStatus } from '../api.ts'
+
+const PAGE_SIZE = 25
+
+export const STATUS_LABELS: Record<ItemStatus, string> = {
+  draft: 'Draft',
+  pending: 'Pending',
+  published: 'Approved',
+  rejected: 'Rejected',
+}
+
+const SORTS = [
+  { value: 'createdAt:desc', label: 'Newest first' },
+  { value: 'createdAt:asc', label: 'Oldest first' },
+  { value: 'updatedAt:desc', label: 'Recently updated' },
+  { value: 'publishedAt:desc', label: 'Recently published' },
+  { value: 'name:asc', label: 'Name A–Z' },
+  { value: 'name:desc', label: 'Name Z–A' },
+  { value: 'status:asc', label: 'Status' },
+] as const
+
+type SortBy = 'createdAt' | 'updatedAt' | 'publishedAt' | 'name' | 'status'
+type LinkStatus = 'ok' | 'redirected' | 'broken' | 'unchecked'
+
+const isStatus = (value: string | null): value is ItemStatus =>
+  value === 'draft' || value === 'pending' || value === 'published' || value === 'rejected'
+
+export default function Items() {
+  const [query, setQuery] = useQuery()
+  const toast = useToast()
+  const confirm = useConfirm()
+  const status = query.get('status')
+  const search = query.get('search') ?? ''
+  const category = query.get('category') ?? ''
+  const tag = query.get('tag') ?? ''
+  const featured = query.get('featured') ?? ''
+  const linkStatus = query.get('linkStatus') ?? ''
+  const sort = query.get('sort') ?? 'createdAt:desc'
+  const [sortBy, sortOrder] = sort.split(':') as [SortBy, 'asc' | 'desc']
+  const page = Math.max(1, Number(query.get('page')) || 1)
+  const [selected, setSelected] = useState<Set<string>>(new Set())
+  const [rejecting, setRejecting] = useState<AdminItem[] | null>(null)
+
+  const list = useResource(
+    (signal) =>
+      unwrap(
+        api.GET('/api/admin/items', {
+          signal,
+          params: {
+            query: {
+              page,
+              limit: PAGE_SIZE,
+              ...(isStatus(status) ? { status } : {}),
+              ...(search ? { search } : {}),
+              ...(category ? { category } : {}),
+              ...(tag ? { tag } : {}),
+              ...(featured === 'true' || featured === 'false' ? { featured } : {}),
+              ...(linkStatus ? { linkStatus: linkStatus as LinkStatus } : {}),
+              sortBy,
+              sortOrder,
+            },
+          },
+        }),
+      ),
+    [page, status, search, category, tag, featured, linkStatus, sortBy, sortOrder],
+  )
+  const stats = useResource((signal) => unwrap(api.GET('/api/admin/items/stats', { signal })), [list.data])
+  const categories = useResource((signal) => unwrap(api.GET('/api/admin/categories/all', { signal })), [])
+  const tags = useResource((signal) => unwrap(api.GET('/api/admin/tags/all', { signal })), [])
+
+  const rows = list.data?.data
+  const counts = stats.data?.data
+  const changed = async (message: string) => {
+    toast('success', message)
+    setSelected(new Set())
+    await list.reload()
+  }
+
+  const review = async (item: AdminItem, action: 'approve' | 'reject', note?: string) => {
+    await unwrap(
+      api.POST('/api/admin/items/{id}/review', {
+        params: { path: { id: item.id } },
+        body: { action, ...(note ? { note } : {}) },
+      }),
+    )
+  }
+
+  const approve = async (item: AdminItem) => {
+    try {
+      await review(item, 'approve')
+      await changed(`“${item.name}” approved`)
+    } catch (error) {
+      toast.failed(error)
+    }
+  }
+
+  const remove = async (item: AdminItem) => {
+    const sure = await confirm({
+      title: 'Delete this item?',
+      message: `“${item.name}” will be deleted for good, with its history.`,
+      confirmLabel: 'Delete',
+      danger: true,
+    })
+    if (!sure) return
+    try {
+      await unwrap(api.DELETE('/api/admin/items/{id}', { params: { path: { id: item.id } } }))
+      await changed(`“${item.name}” deleted`)
+    } catch (error) {
+      toast.failed(error)
+    }
+  }
+
+  const bulk = async (action: 'approve' | 'reject' | 'delete') => {
+    const ids = [...selected]
+    if (action === 'delete') {
+      const sure = await confirm({
+        title: `Delete ${ids.length} ${ids.length === 1 ? 'item' : 'items'}?`,
+        message: 'They will be deleted for good, with their history.',
+        confirmLabel: 'Delete',
+        danger: true,
+      })
+      if (!sure) return
+    }
+    try {
+      const answer = await unwrap(api.POST('/api/admin/items/bulk', { body: { action, ids } }))
+      // Each id succeeds or fails on its own: the message counts both, and the failures are named.
+      if (answer.errors.length > 0) toast('error', answer.errors.map((e) => e.error).join('; '))
+      await changed(answer.message)
+    } catch (error) {
+      toast.failed(error)
+    }
+  }
+
+  const columns: Column<AdminItem>[] = [
+    {
+      header: 'Name',
+      cell: (item) => (
+        <>
+          <Link href={`/items/${item.id}`}>{item.name}</Link>
+          {item.featured && <span class="pill">Featured</span>}
+          <div class="muted small">{item.slug}</div>
+        </>
+      ),
+    },
+    {
+      header: 'Status',
+      cell: (item) => <span class={`status status-${item.status}`}>{STATUS_LABELS[item.status]}</span>,
+    },
+    { header: 'Category', secondary: true, cell: (item) => item.category?.name ?? '—' },
+    {
+      header: 'Link',
+      secondary: true,
+      cell: (item) =>
+        item.url ? <span class={`status link-${item.link.status}`}>{item.link.status}</span> : '—',
+    },
+    { header: 'Updated', secondary: true, cell: (item) => formatDate(item.updatedAt) },
+    {
+      header: 'Actions',
+      class: 'row-actions',
+      cell: (item) => (
+        <>
+          {item.status !== 'published' && (
+            <Button kind="primary" onClick={() => approve(item)} aria-label={`Approve ${item.name}`}>
+              Approve
+            </Button>
+          )}
+          {item.status !== 'rejected' && (
+            <Button onClick={() => setRejecting([item])} aria-label={`Reject ${item.name}`}>
+              Reject
+            </Button>
+          )}
+          <Button kind="danger" onClick={() => remove(item)} aria-label={`Delete ${item.name}`}>
+            Delete
+          </Button>
+        </>
+      ),
+    },
+  ]
+
+  const tabs = [
+    { value: '', label: 'All', count: counts?.total },
+    { value: 'draft', label: 'Draft', count: counts?.draft },
+    { value: 'pending', label: 'Pending', count: counts?.pending },
+    { value: 'published', label: 'Approved', count: counts?.published },
+    { value: 'rejected', label: 'Rejected', count: counts?.rejected },
+  ]
+
+  return (
+    <Page
+      title="Items"
+      actions={
+        <Link class="button button-primary" href="/items/new">
+          New item
+        </Link>
+      }
+    >
+      <Tabs
+        label="Status"
+        tabs={tabs}
+        current={isStatus(status) ? status : ''}
+        onSelect={(value) => {
+          setSelected(new Set())
+          setQuery({ status: value, page: undefined }, { push: true })
+        }}
+      />
+      <div class="toolbar">
+        <SearchBox value={search} onSearch={(value) => setQuery({ search: value, page: undefined })} />
+        <Select
+          label="Category"
+          value={category}
+          onValue={(value) => setQuery({ category: value, page: undefined })}
+          options={[
+            { value: '', label: 'Any category' },
+            ...(categories.data?.data ?? []).map((c) => ({ value: c.id, label: c.name })),
+          ]}
+        />
+        <Select
+          label="Tag"
+          value={tag}
+          onValue={(value) => setQuery({ tag: value, page: undefined })}
+          options={[
+            { value: '', label: 'Any tag' },
+            ...(tags.data?.data ?? []).map((t) => ({ value: t.id, label: t.name })),
+          ]}
+        />
+        <Select
+          label="Featured"
+          value={featured}
+          onValue={(value) => setQuery({ featured: value, page: undefined })}
+          options={[
+            { value: '', label: 'Featured or not' },
+            { value: 'true', label: 'Featured' },
+            { value: 'false', label: 'Not featured' },
+          ]}
+        />
+        <Select
+          label="Link health"
+          value={linkStatus}
+          onValue={(value) => setQuery({ linkStatus: value, page: undefined })}
+          options={[
+            { value: '', label: 'Any link' },
+            { value: 'ok', label: 'OK' },
+            { value: 'redirected', label: 'Redirected' },
+            { value: 'broken', label: 'Broken' },
+            { value: 'unchecked', label: 'Not checked yet' },
+          ]}
+        />
+        <Select
+          label="Sort"
+          value={sort}
+          onValue={(value) =>
+            setQuery({ sort: value === 'createdAt:desc' ? undefined : value, page: undefined })
+          }
+          options={SORTS}
+        />
+      </div>
+      {selected.size > 0 && (
+        <section class="bulkbar" aria-label="Bulk actions">
+          <span>{selected.size} selected</span>
+          <Button kind="primary" onClick={() => bulk('approve')}>
+            Approve selected
+          </Button>
+          <Button onClick={() => setRejecting((rows ?? []).filter((row) => selected.has(row.id)))}>
+            Reject selected
+          </Button>
+          <Button kind="danger" onClick={() => bulk('delete')}>
+            Delete selected
+          </Button>
+          <Button kind="link" onClick={() => setSelected(new Set())}>
+            Clear selection
+          </Button>
+        </section>
+      )}
+      {list.error !== undefined && <Notice kind="error">{(list.error as Error).message}</Notice>}
+      <DataTable
+        caption="Items"
+        columns={columns}
+        rows={rows}
+        rowKey={(item) => item.id}
+        busy={list.loading}
+        empty={
+          search || category || tag || featured || linkStatus
+            ? 'No item matches these filters.'
+            : 'No items here yet.'
+        }
+        selection={{ selected, onChange: setSelected, rowLabel: (item) => item.name }}
+      />
+      {list.data && (
+        <Pager
+          page={page}
+          totalPages={list.data.meta.totalPages}
+          total={list.data.meta.total}
+          onPage={(next) => {
+            setSelected(new Set())
+            setQuery({ page: next === 1 ? undefined : next }, { push: true })
+          }}
+        />
+      )}
+      <RejectDialog
+        items={rejecting}
+        onClose={() => setRejecting(null)}
+        onRejected={async (count, name) => {
+          setRejecting(null)
+          await changed(count === 1 ? `“${name}” rejected` : `${count} items rejected`)
+        }}
+        reject={async (items, note) => {
+          if (items.length === 1 && items[0]) await review(items[0], 'reject', note)
+          else {
+            // The bulk route takes no reason: each item is reviewed with it, so every one keeps the note.
+            for (const item of items) await review(item, 'reject', note)
+          }
+        }}
+      />
+    </Page>
+  )
+}
+
+/** Asks for the reason of a rejection (kept on the item and in its history), then rejects. */
+function RejectDialog({
+  items,
+  onClose,
+  onRejected,
+  reject,
+}: {
+  items: AdminItem[] | null
+  onClose: () => void
+  onRejected: (count: number, name: string) => Promise<void>
+  reject: (items: AdminItem[], note: string) => Promise<void>
+}) {
+  const [reason, setReason] = useState('')
+  const submission = useSubmit(async () => {
+    if (!items) return
+    await reject(items, reason.trim())
+    setReason('')
+    await onRejected(items.length, items[0]?.name ?? '')
+  }, ['note'])
+  const title = items?.length === 1 ? `Reject “${items[0]?.name}”` : `Reject ${items?.length ?? 0} items`
+  return (
+    <Dialog
+      title={title}
+      open={items !== null}
+      onClose={() => {
+        submission.reset()
+        onClose()
+      }}
+    >
+      <form onSubmit={submission.submit} noValidate>
+        {submission.error && <Notice kind="error">{submission.error}</Notice>}
+        <TextArea
+          label="Reason"
+          value={reason}
+          onValue={setReason}
+          error={submission.fields.note}
+          hint="Kept on the item and in its history, so whoever submitted it can see why."
+          maxLength={1000}
+        />
+        <div class="actions">
+          <Button kind="danger" type="submit" busy={submission.busy}>
+            Reject
+          </Button>
+          <Button onClick={onClose}>Cancel</Button>
+        </div>
+      </form>
+    </Dialog>
+  )
+}
