@@ -1,6 +1,7 @@
 /**
  * Runs after `npm install`: caches a pristine embedded-database cluster, and one migrated with the job
- * queues declared, so the first `npm start` copies it instead of running initdb and the migrations. Never fails the install; start-up creates the cache itself if missing.
+ * queues declared, so the first `npm start` copies it instead of running initdb and the migrations; and
+ * builds the browser consoles. Never fails the install; start-up creates the cache itself if missing.
  */
 // The compile cache goes on before the rest is read, so this run also leaves it warm for the first start
 // (package.json runs it with the V8 flag `npm start` adds: the cache is kept per set of flags).
@@ -31,4 +32,16 @@ try {
   }
 } catch (error) {
   process.stdout.write(`curio: embedded database cluster not prepared (${(error as Error).message})\n`)
+}
+
+// The browser consoles (web/), so `npm start` serves them. A failed build never fails the install: the
+// console's address then says how to build it.
+try {
+  const { buildConsoles } = await import('./build-web.ts')
+  const built = await buildConsoles({ ifNeeded: true })
+  if (built.length) process.stdout.write(`curio: built the ${built.join(' and ')} console\n`)
+} catch (error) {
+  process.stdout.write(
+    `curio: the consoles were not built (${(error as Error).message}); run npm run build:web\n`,
+  )
 }

@@ -4,9 +4,11 @@
  * to node --test (e.g. a file path, or --test-name-pattern).
  */
 import { spawn } from 'node:child_process'
+import { globSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ensurePgliteTemplate, ensurePostgresTemplate } from '../test/helpers/template.ts'
+import { prepareBrowserTests } from './browser-tests.ts'
 import { printSlowestFiles } from './file-times.ts'
 
 const env = { ...process.env }
@@ -23,8 +25,15 @@ process.stdout.write(
 )
 
 env.CURIO_FILE_TIMES = join(tmpdir(), `curio-file-times-${process.pid}.jsonl`)
-const args = process.argv.slice(2)
-const files = args.some((arg) => !arg.startsWith('-')) ? [] : ['test/**/*.test.ts']
+const args = process.argv.slice(2).filter((arg) => arg !== '--browser')
+const browser = process.argv.includes('--browser')
+// `npm test` runs every file but the browser tests, which `npm run test:browser` runs (they need Chromium).
+const files = args.some((arg) => !arg.startsWith('-'))
+  ? []
+  : globSync(browser ? 'test/browser/**/*.test.ts' : 'test/**/*.test.ts')
+      .filter((file) => browser || !file.startsWith(join('test', 'browser')))
+      .sort()
+if (browser || args.some((arg) => arg.includes(join('test', 'browser')))) await prepareBrowserTests()
 const concurrency = env.TEST_CONCURRENCY ?? String(Math.max(2, Math.min(4, availableParallelism())))
 const child = spawn(
   process.execPath,

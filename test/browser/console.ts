@@ -158,12 +158,13 @@ export async function seriousViolations(page: Page): Promise<string[]> {
 }
 
 /**
- * With CURIO_SCREENSHOTS=<folder> (`npm run screenshots`), keeps a picture of the screen as `<name>.png`;
+ * With CURIO_SCREENSHOTS=<folder> (`npm run screenshots`), keeps a picture of the screen as
+ * `<folder>/admin/<name>.png`;
  * otherwise does nothing.
  */
 export async function screenshot(page: Page, name: string): Promise<void> {
   const folder = process.env.CURIO_SCREENSHOTS
   if (!folder) return
-  mkdirSync(folder, { recursive: true })
-  await page.screenshot({ path: join(folder, `${name}.png`), fullPage: false })
+  mkdirSync(join(folder, 'admin'), { recursive: true })
+  await page.screenshot({ path: join(folder, 'admin', `${name}.png`), fullPage: false })
 }
