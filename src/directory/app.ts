@@ -243,6 +243,7 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
   })
   const dashboard = dashboardModule({
     db,
+    clock,
     cache: figures.cache,
     items: items.items,
     comments: comments.comments,

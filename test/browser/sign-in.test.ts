@@ -31,7 +31,7 @@ describe('admin console: signing in', () => {
     assert.match(asset.headers.get('content-type') ?? '', /javascript/)
     const missing = await fetch(`${h.url}/admin/assets/nothing-here.js`)
     assert.equal(missing.status, 404)
-    assert.equal((await missing.json()).code, 'NOT_FOUND')
+    assert.equal(((await missing.json()) as { code: string }).code, 'NOT_FOUND')
   })
 
   it('refuses a wrong password with the API’s message and keeps the email typed', async () => {
@@ -81,7 +81,7 @@ describe('admin console: signing in', () => {
     assert.equal(await page.getByRole('table').count(), 0)
     await page.getByRole('button', { name: 'Sign out' }).click()
     await page.getByRole('button', { name: 'Sign in' }).waitFor()
-    const me = await page.evaluate(() => fetch('/api/current-user').then((r) => r.json()))
+    const me = await page.evaluate(`fetch('/api/current-user').then((r) => r.json())`)
     assert.equal(me, null)
   })
 
@@ -124,7 +124,7 @@ describe('admin console: signing in', () => {
     await nav.getByRole('link', { name: 'Items' }).click()
     await page.getByRole('heading', { name: 'Items', level: 1 }).waitFor()
     assert.equal(await nav.getByRole('link', { name: 'Items' }).isVisible(), false)
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
+    const overflow = (await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')) as number
     assert.ok(overflow <= 0, `the page is ${overflow} px wider than the screen`)
   })
 })

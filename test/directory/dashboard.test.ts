@@ -91,3 +91,94 @@ describe('dashboard stats across instances', () => {
     )
   })
 })
+
+describe('dashboard activity over time', () => {
+  async function activity(query = '') {
+    const res = await api.get(`/api/admin/dashboard/activity${query}`, { cookie: admin })
+    assert.equal(res.statusCode, 200, res.body)
+    return res.json().data
+  }
+  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10)
+
+  it('counts each day’s changes, comments and new clients, names the most favorited items and the latest changes', async () => {
+    const today = day(h.clock.nowMs())
+    const before = await activity('?days=7')
+    assert.equal(before.days, 7)
+    assert.equal(before.series.length, 7, 'every day, zeros included')
+    assert.equal(before.to, today)
+    assert.equal(before.series.at(-1).date, today)
+    assert.equal(before.series[0].date, before.from)
+    const todayBefore = before.series.at(-1)
+
+    const created = await api.post(
+      '/api/admin/items',
+      { name: 'Counted', status: 'published' },
+      { cookie: admin },
+    )
+    const item = created.json().data
+    // A second between changes, as between a person's clicks: the latest change is the last one made.
+    h.clock.advance(1000)
+    const submitted = await api.post(
+      '/api/submit',
+      { name: 'Proposed daily', url: 'https://example.org' },
+      { cookie: member },
+    )
+    assert.equal(submitted.statusCode, 201, submitted.body)
+    const proposal = submitted.json().data ?? submitted.json().item
+    h.clock.advance(1000)
+    await api.post(
+      `/api/admin/items/${proposal.id}/review`,
+      { action: 'reject', note: 'Not a fit' },
+      { cookie: admin },
+    )
+    await api.post('/api/comments', { itemSlug: item.slug, body: 'Counted too' }, { cookie: member })
+    const favorite = await api.post(
+      '/api/favorites',
+      { itemSlug: item.slug, itemName: item.name },
+      { cookie: member },
+    )
+    assert.equal(favorite.statusCode, 201, favorite.body)
+
+    const after = await activity('?days=7')
+    const todayAfter = after.series.at(-1)
+    assert.equal(todayAfter.created, todayBefore.created + 1)
+    assert.equal(todayAfter.submissions, todayBefore.submissions + 1)
+    assert.equal(todayAfter.rejected, todayBefore.rejected + 1)
+    assert.equal(todayAfter.comments, todayBefore.comments + 1)
+    assert.deepEqual(after.topItems[0], {
+      id: item.id,
+      slug: item.slug,
+      name: 'Counted',
+      status: 'published',
+      favorites: 1,
+      comments: 1,
+    })
+    const [latest] = after.recent
+    assert.equal(latest.action, 'rejected')
+    assert.equal(latest.note, 'Not a fit')
+    assert.equal(latest.item.id, proposal.id)
+    assert.equal(latest.item.deleted, false)
+    assert.ok(latest.actor?.email, 'the admin who rejected it')
+
+    // Two days later the same changes are two days back, and a deleted item is still named by its id.
+    h.clock.advance(2 * 86_400_000)
+    await api.delete(`/api/admin/items/${proposal.id}`, { cookie: admin })
+    const later = await activity('?days=7')
+    assert.equal(later.to, day(h.clock.nowMs()))
+    assert.equal(later.series.at(-3).date, today)
+    assert.equal(later.series.at(-3).created, todayAfter.created)
+    assert.equal(later.series.at(-1).deleted, 1)
+    assert.equal(later.recent[0].action, 'deleted')
+    assert.equal(later.recent[0].item.deleted, true)
+    assert.equal(later.recent[0].item.name, null)
+  })
+
+  it('takes 7 to 365 days (30 by default), and is for admins only', async () => {
+    assert.equal((await activity()).series.length, 30)
+    const tooMany = await api.get('/api/admin/dashboard/activity?days=400', { cookie: admin })
+    assert.equal(tooMany.statusCode, 400)
+    assert.equal(tooMany.json().details[0].field, 'query.days')
+    assert.equal((await api.get('/api/admin/dashboard/activity', { cookie: null })).statusCode, 401)
+    assert.equal((await api.get('/api/admin/dashboard/activity', { cookie: member })).statusCode, 403)
+  })
+})

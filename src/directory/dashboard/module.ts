@@ -4,6 +4,7 @@ import type { Clock } from '../../lib/clock.ts'
 import type { ClientService } from '../clients/service.ts'
 import type { CommentService } from '../comments/service.ts'
 import type { ItemService } from '../items/service.ts'
+import { createDashboardActivity } from './activity.ts'
 import { dashboardRoutes } from './routes.ts'
 import { createDashboardCache, createDashboardService, figureClears } from './service.ts'
 
@@ -15,15 +16,17 @@ export function dashboardCache(clock: Clock) {
 
 export function dashboardModule(deps: {
   db: Db
+  clock: Clock
   cache: ReturnType<typeof createDashboardCache>
   items: Pick<ItemService, 'stats'>
   comments: Pick<CommentService, 'stats'>
   clients: Pick<ClientService, 'stats'>
 }) {
   const dashboard = createDashboardService(deps)
+  const activity = createDashboardActivity(deps)
   const module: Module = {
     name: 'dashboard',
-    routes: (app) => dashboardRoutes(app, { dashboard }),
+    routes: (app) => dashboardRoutes(app, { dashboard, activity }),
     caches: [deps.cache],
   }
   return { dashboard, module }

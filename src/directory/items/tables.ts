@@ -136,5 +136,9 @@ export const itemHistory = directorySchema.table(
     note: text('note'),
     createdAt: timestamptz('created_at').notNull(),
   },
-  (table) => [index('item_history_item_idx').on(table.itemId, table.createdAt)],
+  (table) => [
+    index('item_history_item_idx').on(table.itemId, table.createdAt),
+    // The dashboard's activity over time and its latest changes.
+    index('item_history_created_idx').on(table.createdAt),
+  ],
 )

@@ -10595,6 +10595,199 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/dashboard/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Activity over time
+         * @description For the last `days` UTC days (today included), one entry per day: items submitted, created, approved, rejected, edited and deleted (from the items’ history), comments posted and client profiles made. Also the most favorited items and the latest changes of items with who made them.
+         *
+         *     Access: an admin session (401 without a session, 403 for a non-admin).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description how many UTC days, today included (7 to 365) */
+                    days?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description What happened day by day, the most favorited items, and the latest changes */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "success": true,
+                         *       "data": {
+                         *         "days": 7,
+                         *         "from": "2026-11-20",
+                         *         "to": "2026-11-26",
+                         *         "series": [
+                         *           {
+                         *             "date": "2026-11-26",
+                         *             "submissions": 3,
+                         *             "created": 1,
+                         *             "approved": 2,
+                         *             "rejected": 1,
+                         *             "updated": 4,
+                         *             "deleted": 0,
+                         *             "comments": 12,
+                         *             "newClients": 2
+                         *           }
+                         *         ],
+                         *         "topItems": [
+                         *           {
+                         *             "id": "3f6b2d1e-8a4c-4e7b-9d2f-1c5a7e9b3d60",
+                         *             "slug": "blue-bottle-coffee",
+                         *             "name": "Blue Bottle Coffee",
+                         *             "status": "published",
+                         *             "favorites": 41,
+                         *             "comments": 9
+                         *           }
+                         *         ],
+                         *         "recent": [
+                         *           {
+                         *             "id": "0c2e4a6b-8d0f-4e1a-9c3b-5d7f9a1c3e5b",
+                         *             "action": "approved",
+                         *             "item": {
+                         *               "id": "3f6b2d1e-8a4c-4e7b-9d2f-1c5a7e9b3d60",
+                         *               "slug": "blue-bottle-coffee",
+                         *               "name": "Blue Bottle Coffee",
+                         *               "deleted": false
+                         *             },
+                         *             "actor": {
+                         *               "id": "7a1c9e3b-2d4f-4a6b-8c0d-1e2f3a4b5c6d",
+                         *               "name": "Grace Hopper",
+                         *               "email": "grace@example.com"
+                         *             },
+                         *             "note": null,
+                         *             "createdAt": "2026-11-26T09:12:00.000Z"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            data: {
+                                days: number;
+                                /** @example 2026-11-26 */
+                                from: string;
+                                /** @example 2026-11-26 */
+                                to: string;
+                                /** @description one entry per UTC day from `from` to `to`, zeros included */
+                                series: {
+                                    /** @example 2026-11-26 */
+                                    date: string;
+                                    /** @description items proposed by members */
+                                    submissions: number;
+                                    /** @description items added by admins and imports */
+                                    created: number;
+                                    approved: number;
+                                    rejected: number;
+                                    /** @description edits of existing items */
+                                    updated: number;
+                                    deleted: number;
+                                    /** @description comments posted */
+                                    comments: number;
+                                    /** @description client profiles made */
+                                    newClients: number;
+                                }[];
+                                /** @description the most favorited items (at most 5), most first */
+                                topItems: {
+                                    id: string;
+                                    slug: string;
+                                    name: string;
+                                    status: string;
+                                    /** @description members who keep it as a favorite */
+                                    favorites: number;
+                                    comments: number;
+                                }[];
+                                /** @description the latest changes of items (at most 10), newest first */
+                                recent: {
+                                    id: string;
+                                    /** @enum {unknown} */
+                                    action: "created" | "submitted" | "updated" | "approved" | "rejected" | "deleted";
+                                    item: {
+                                        id: string;
+                                        slug: string | null;
+                                        name: string | null;
+                                        /** @description the item is gone; its id remains */
+                                        deleted: boolean;
+                                    };
+                                    actor: {
+                                        id: string;
+                                        name: string | null;
+                                        email: string;
+                                    } | null;
+                                    note: string | null;
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                }[];
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid input. `VALIDATION_ERROR`: A field of params, query or body is invalid; `details` names each one. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+                /** @description Not authenticated. `UNAUTHORIZED`: No valid session, access token or API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+                /** @description Not allowed. `FORBIDDEN`: The caller is known but may not do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+                /** @description Not ready. `DATABASE_UNAVAILABLE`: The database cannot be reached or did not answer in time; `Retry-After` says when to try again. */
+                503: {
+                    headers: {
+                        /** @description seconds to wait before trying again while the database cannot be reached */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/dashboard/stats": {
         parameters: {
             query?: never;

@@ -1,0 +1,1 @@
+CREATE INDEX "item_history_created_idx" ON "directory"."item_history" USING btree ("created_at");
