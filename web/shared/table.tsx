@@ -33,7 +33,9 @@ export function DataTable<Row>({ caption, columns, rows, rowKey, empty, busy, se
   const allSelected =
     selection !== undefined && keys.length > 0 && keys.every((key) => selection.selected.has(key))
   return (
-    <div class="table-wrap">
+    // Focusable, so a table wider than the screen can be scrolled with the keyboard (WCAG 2.1.1).
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must take focus to be scrolled by keys
+    <section class="table-wrap" tabIndex={0} aria-label={caption}>
       <table class="table" aria-busy={busy ? 'true' : 'false'}>
         <caption class="visually-hidden">{caption}</caption>
         <thead>
@@ -106,6 +108,6 @@ export function DataTable<Row>({ caption, columns, rows, rowKey, empty, busy, se
           )}
         </tbody>
       </table>
-    </div>
+    </section>
   )
 }
