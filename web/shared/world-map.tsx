@@ -52,9 +52,10 @@ export default function WorldMap({ points, label }: { points: readonly MapPoint[
     landRings ??= rings()
     for (const ring of landRings) {
       context.beginPath()
-      ring.forEach(([lng = 0, lat = 0], i) =>
-        i === 0 ? context.moveTo(x(lng), y(lat)) : context.lineTo(x(lng), y(lat)),
-      )
+      for (const [i, [lng = 0, lat = 0]] of ring.entries()) {
+        if (i === 0) context.moveTo(x(lng), y(lat))
+        else context.lineTo(x(lng), y(lat))
+      }
       context.closePath()
       context.fill()
     }
