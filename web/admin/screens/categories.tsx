@@ -1,5 +1,569 @@
+/**
+ * Categories: the order the site lists them in (moved up and down here, saved with the API's reorder),
+ * created, renamed, deactivated or deleted for good, and how they stand against `categories.json` in the
+ * Git data repository, with the differences sent there one by one or all at once.
+ */
+import { useEffect, useRef, useState } from 'preact/hooks'
+import { ApiError, messageOf, unwrap } from '../../shared/api.ts'
+import { useSubmit } from '../../shared/form.ts'
 import { Page } from '../../shared/page.tsx'
+import { useResource } from '../../shared/resource.ts'
+import { Link, useQuery } from '../../shared/router.tsx'
+import { type Column, DataTable } from '../../shared/table.tsx'
+import {
+  Button,
+  Dialog,
+  formatDate,
+  Loading,
+  Notice,
+  Pager,
+  Select,
+  TextField,
+  useConfirm,
+  useToast,
+} from '../../shared/ui.tsx'
+import { type Answer, api } from '../api.ts'
+import './catalog.css'
 
-export default function Screen() {
-  return <Page title="Categories">{null}</Page>
+type Category = Answer<'/api/admin/categories'>['categories'][number]
+
+const PAGE_SIZE = 25
+
+const SORTS = [
+  { value: 'order:asc', label: 'Site order' },
+  { value: 'name:asc', label: 'Name A–Z' },
+  { value: 'name:desc', label: 'Name Z–A' },
+  { value: 'id:asc', label: 'Id' },
+] as const
+
+type SortValue = (typeof SORTS)[number]['value']
+
+/** Every category in the site's order, inactive ones too: a reorder names them all. */
+async function everyCategory(): Promise<Category[]> {
+  const all: Category[] = []
+  for (let page = 1; ; page++) {
+    const answer = await unwrap(
+      api.GET('/api/admin/categories', {
+        params: { query: { page, limit: 100, includeInactive: 'true', sortBy: 'order', sortOrder: 'asc' } },
+      }),
+    )
+    all.push(...answer.categories)
+    if (page >= answer.totalPages) return all
+  }
+}
+
+export default function Categories() {
+  const [query, setQuery] = useQuery()
+  const toast = useToast()
+  const confirm = useConfirm()
+  const page = Math.max(1, Number(query.get('page')) || 1)
+  const includeInactive = query.get('show') === 'all'
+  const sort: SortValue = SORTS.find((s) => s.value === query.get('sort'))?.value ?? 'order:asc'
+  const [sortBy, sortOrder] = sort.split(':') as ['order' | 'name' | 'id', 'asc' | 'desc']
+  const inOrder = sort === 'order:asc'
+  const [editing, setEditing] = useState<Category | 'new' | null>(null)
+  const [moving, setMoving] = useState(false)
+  const movingNow = useRef(false)
+  // After a move, the moved row's button gets the focus back (the row moved in the DOM, maybe to another page).
+  const focusAfter = useRef<{ id: string; step: -1 | 1 } | null>(null)
+  const [changes, setChanges] = useState(0)
+
+  const list = useResource(
+    (signal) =>
+      unwrap(
+        api.GET('/api/admin/categories', {
+          signal,
+          params: {
+            query: {
+              page,
+              limit: PAGE_SIZE,
+              includeInactive: includeInactive ? 'true' : 'false',
+              sortBy,
+              sortOrder,
+            },
+          },
+        }),
+      ),
+    [page, includeInactive, sortBy, sortOrder, changes],
+  )
+  const rows = list.data?.categories
+  const total = list.data?.total ?? 0
+
+  useEffect(() => {
+    const target = focusAfter.current
+    if (!target || list.loading) return
+    focusAfter.current = null
+    const buttons = [...document.querySelectorAll<HTMLButtonElement>(`[data-move="${target.id}"]`)]
+    const preferred = buttons.find((b) => b.dataset.step === String(target.step) && !b.disabled)
+    ;(preferred ?? buttons.find((b) => !b.disabled))?.focus()
+  }, [list.data, list.loading])
+
+  const changed = async (message: string) => {
+    toast('success', message)
+    setChanges((n) => n + 1)
+  }
+
+  const move = async (category: Category, step: -1 | 1) => {
+    if (movingNow.current) return
+    movingNow.current = true
+    setMoving(true)
+    try {
+      const all = await everyCategory()
+      const shown = all.filter((c) => includeInactive || c.isActive)
+      const at = shown.findIndex((c) => c.id === category.id)
+      const neighbour = shown[at + step]
+      if (at < 0 || !neighbour) return
+      const order = all.map((c) => c.id).filter((id) => id !== category.id)
+      const next = order.indexOf(neighbour.id)
+      order.splice(step < 0 ? next : next + 1, 0, category.id)
+      await unwrap(api.PUT('/api/admin/categories/reorder', { body: { categoryIds: order } }))
+      const position = at + step
+      focusAfter.current = { id: category.id, step }
+      toast(
+        'success',
+        `“${category.name}” moved ${step < 0 ? 'up' : 'down'}: ${position + 1} of ${shown.length}`,
+      )
+      const onPage = Math.floor(position / PAGE_SIZE) + 1
+      if (onPage !== page) setQuery({ page: onPage === 1 ? undefined : onPage })
+      else await list.reload()
+    } catch (error) {
+      toast.failed(error)
+    } finally {
+      movingNow.current = false
+      setMoving(false)
+    }
+  }
+
+  const deactivate = async (category: Category) => {
+    const sure = await confirm({
+      title: 'Deactivate this category?',
+      message: `“${category.name}” leaves the site's listing; its ${category.itemCount} ${
+        category.itemCount === 1 ? 'item keeps' : 'items keep'
+      } it. The API has no way to activate it again.`,
+      confirmLabel: 'Deactivate',
+      danger: true,
+    })
+    if (!sure) return
+    try {
+      await unwrap(api.DELETE('/api/admin/categories/{id}', { params: { path: { id: category.id } } }))
+      await changed(`“${category.name}” deactivated`)
+    } catch (error) {
+      toast.failed(error)
+    }
+  }
+
+  const remove = async (category: Category) => {
+    const sure = await confirm({
+      title: 'Delete this category for good?',
+      message:
+        category.itemCount > 0
+          ? `“${category.name}” still has items: the directory refuses to delete it until they move to another category (deactivating it is allowed).`
+          : `“${category.name}” will be deleted for good.`,
+      confirmLabel: 'Delete',
+      danger: true,
+    })
+    if (!sure) return
+    try {
+      await unwrap(
+        api.DELETE('/api/admin/categories/{id}', {
+          params: { path: { id: category.id }, query: { hard: 'true' } },
+        }),
+      )
+      await changed(`“${category.name}” deleted`)
+    } catch (error) {
+      toast.failed(error)
+    }
+  }
+
+  const indexOf = (category: Category) => (page - 1) * PAGE_SIZE + (rows ?? []).indexOf(category)
+
+  const columns: Column<Category>[] = [
+    ...(inOrder
+      ? [{ header: 'Position', class: 'catalog-position', cell: (c: Category) => indexOf(c) + 1 }]
+      : []),
+    {
+      header: 'Name',
+      cell: (c) => (
+        <>
+          <strong>{c.name}</strong>
+          <div class="muted small">{c.id}</div>
+        </>
+      ),
+    },
+    {
+      header: 'Items',
+      cell: (c) => <Link href={`/items?category=${encodeURIComponent(c.id)}`}>{c.itemCount}</Link>,
+    },
+    {
+      header: 'State',
+      cell: (c) => (
+        <span class={`status status-${c.isActive ? 'active' : 'inactive'}`}>
+          {c.isActive ? 'Active' : 'Inactive'}
+        </span>
+      ),
+    },
+    { header: 'Updated', secondary: true, cell: (c) => formatDate(c.updatedAt) },
+    {
+      header: 'Actions',
+      class: 'row-actions',
+      cell: (c) => {
+        const index = indexOf(c)
+        return (
+          <>
+            {inOrder && (
+              <>
+                <Button
+                  aria-label={`Move up ${c.name}`}
+                  data-move={c.id}
+                  data-step="-1"
+                  disabled={index <= 0}
+                  onClick={() => move(c, -1)}
+                >
+                  Move up
+                </Button>
+                <Button
+                  aria-label={`Move down ${c.name}`}
+                  data-move={c.id}
+                  data-step="1"
+                  disabled={index >= total - 1}
+                  onClick={() => move(c, 1)}
+                >
+                  Move down
+                </Button>
+              </>
+            )}
+            <Button aria-label={`Edit ${c.name}`} onClick={() => setEditing(c)}>
+              Edit
+            </Button>
+            {c.isActive && (
+              <Button kind="danger" aria-label={`Deactivate ${c.name}`} onClick={() => deactivate(c)}>
+                Deactivate
+              </Button>
+            )}
+            <Button kind="danger" aria-label={`Delete ${c.name}`} onClick={() => remove(c)}>
+              Delete
+            </Button>
+          </>
+        )
+      },
+    },
+  ]
+
+  return (
+    <Page
+      title="Categories"
+      actions={
+        <Button kind="primary" onClick={() => setEditing('new')}>
+          New category
+        </Button>
+      }
+    >
+      <div class="toolbar">
+        <Select
+          label="Show"
+          value={includeInactive ? 'all' : ''}
+          onValue={(value) => setQuery({ show: value, page: undefined })}
+          options={[
+            { value: '', label: 'Active categories' },
+            { value: 'all', label: 'Active and inactive' },
+          ]}
+        />
+        <Select
+          label="Sort"
+          value={sort}
+          onValue={(value) => setQuery({ sort: value === 'order:asc' ? undefined : value, page: undefined })}
+          options={SORTS}
+        />
+      </div>
+      <p class="muted small">
+        {inOrder
+          ? 'The site lists categories in this order: move one up or down to change it.'
+          : 'Sort by site order to move categories up or down.'}
+      </p>
+      {list.error !== undefined && <Notice kind="error">{messageOf(list.error)}</Notice>}
+      <DataTable
+        caption="Categories"
+        columns={columns}
+        rows={rows}
+        rowKey={(c) => c.id}
+        busy={list.loading || moving}
+        empty={includeInactive ? 'No categories yet.' : 'No active categories.'}
+      />
+      {list.data && (
+        <Pager
+          page={page}
+          totalPages={list.data.totalPages}
+          total={list.data.total}
+          onPage={(next) => setQuery({ page: next === 1 ? undefined : next }, { push: true })}
+        />
+      )}
+      <GitSync changes={changes} onChanged={changed} />
+      <Dialog
+        title={editing === 'new' ? 'New category' : `Rename “${editing?.name ?? ''}”`}
+        open={editing !== null}
+        onClose={() => setEditing(null)}
+      >
+        {editing !== null && (
+          <CategoryForm
+            category={editing === 'new' ? null : editing}
+            onCancel={() => setEditing(null)}
+            onSaved={async (message) => {
+              setEditing(null)
+              await changed(message)
+            }}
+          />
+        )}
+      </Dialog>
+    </Page>
+  )
+}
+
+/** A new category (`name`, and an `id` made from it unless given) or a new name for one. */
+function CategoryForm({
+  category,
+  onCancel,
+  onSaved,
+}: {
+  category: Category | null
+  onCancel: () => void
+  onSaved: (message: string) => Promise<void>
+}) {
+  const [name, setName] = useState(category?.name ?? '')
+  const [id, setId] = useState('')
+  const save = useSubmit(async () => {
+    if (category) {
+      const answer = await unwrap(
+        api.PUT('/api/admin/categories/{id}', {
+          params: { path: { id: category.id } },
+          body: { name: name.trim() },
+        }),
+      )
+      await onSaved(`“${answer.data.name}” saved`)
+    } else {
+      const answer = await unwrap(
+        api.POST('/api/admin/categories', {
+          body: { name: name.trim(), ...(id.trim() ? { id: id.trim() } : {}) },
+        }),
+      )
+      await onSaved(`“${answer.category.name}” created`)
+    }
+  }, ['name', 'id'])
+  return (
+    <form onSubmit={save.submit} noValidate>
+      {save.error && <Notice kind="error">{save.error}</Notice>}
+      <TextField
+        label="name"
+        value={name}
+        onValue={setName}
+        error={save.fields.name}
+        hint="2 to 100 characters, unique whatever the case"
+        maxLength={100}
+        required
+        autofocus
+      />
+      {category ? (
+        <p class="muted">
+          id: <code>{category.id}</code> (an id does not change)
+        </p>
+      ) : (
+        <TextField
+          label="id"
+          value={id}
+          onValue={setId}
+          error={save.fields.id}
+          hint="Lower-case letters, digits and hyphens; made from the name when left empty"
+          maxLength={100}
+        />
+      )}
+      <div class="actions">
+        <Button kind="primary" type="submit" busy={save.busy}>
+          {category ? 'Save' : 'Create category'}
+        </Button>
+        <Button onClick={onCancel}>Cancel</Button>
+      </div>
+    </form>
+  )
+}
+
+interface Difference {
+  id: string
+  here: string | null
+  inGit: string | null
+}
+
+/**
+ * The Git data repository: which repository and branch, its last commit, whether the active categories
+ * stored here match its `categories.json`, and each difference with the action that mends it.
+ */
+function GitSync({ changes, onChanged }: { changes: number; onChanged: (message: string) => Promise<void> }) {
+  const toast = useToast()
+  const [reads, setReads] = useState(0)
+  const git = useResource(
+    (signal) => unwrap(api.GET('/api/admin/categories/git', { signal })),
+    [changes, reads],
+  )
+  const stored = useResource(
+    (signal) => unwrap(api.GET('/api/admin/categories/all', { signal })),
+    [changes, reads],
+  )
+  const notConfigured = git.error instanceof ApiError && git.error.code === 'GIT_NOT_CONFIGURED'
+
+  const differences: Difference[] = []
+  if (git.data && stored.data) {
+    const file = new Map(git.data.categories.map((entry) => [entry.id, entry.name]))
+    const here = new Set<string>()
+    for (const category of stored.data.data) {
+      here.add(category.id)
+      const inGit = file.get(category.id)
+      if (inGit !== category.name)
+        differences.push({ id: category.id, here: category.name, inGit: inGit ?? null })
+    }
+    for (const entry of git.data.categories)
+      if (!here.has(entry.id)) differences.push({ id: entry.id, here: null, inGit: entry.name })
+  }
+
+  const send = async (difference: Difference) => {
+    if (difference.here === null) return
+    await unwrap(
+      api.POST('/api/admin/categories/git', { body: { id: difference.id, name: difference.here } }),
+    )
+  }
+
+  const sendOne = async (difference: Difference) => {
+    try {
+      await send(difference)
+      toast('success', `“${difference.here}” ${difference.inGit === null ? 'added to' : 'updated in'} Git`)
+      setReads((n) => n + 1)
+    } catch (error) {
+      toast.failed(error)
+    }
+  }
+
+  const sendAll = async () => {
+    const toSend = differences.filter((d) => d.here !== null)
+    let sent = 0
+    try {
+      for (const difference of toSend) {
+        await send(difference)
+        sent++
+      }
+      toast('success', `${sent} ${sent === 1 ? 'category' : 'categories'} sent to Git`)
+    } catch (error) {
+      toast('error', `${sent} of ${toSend.length} sent; then: ${messageOf(error)}`)
+    }
+    setReads((n) => n + 1)
+  }
+
+  const createHere = async (difference: Difference) => {
+    if (difference.inGit === null) return
+    try {
+      await unwrap(api.POST('/api/admin/categories', { body: { id: difference.id, name: difference.inGit } }))
+      await onChanged(`“${difference.inGit}” created from the data repository`)
+    } catch (error) {
+      toast.failed(error)
+    }
+  }
+
+  const columns: Column<Difference>[] = [
+    { header: 'Id', cell: (d) => <code>{d.id}</code> },
+    { header: 'Here', cell: (d) => d.here ?? <span class="muted">Not here (or inactive)</span> },
+    { header: 'In Git', cell: (d) => d.inGit ?? <span class="muted">Missing</span> },
+    {
+      header: 'Actions',
+      class: 'row-actions',
+      cell: (d) =>
+        d.here === null ? (
+          <Button aria-label={`Create here ${d.inGit}`} onClick={() => createHere(d)}>
+            Create here
+          </Button>
+        ) : (
+          <Button
+            kind="primary"
+            aria-label={`${d.inGit === null ? 'Add to Git' : 'Update in Git'} ${d.here}`}
+            onClick={() => sendOne(d)}
+          >
+            {d.inGit === null ? 'Add to Git' : 'Update in Git'}
+          </Button>
+        ),
+    },
+  ]
+
+  const status = git.data?.status
+  return (
+    <section class="card catalog-git" aria-labelledby="git-sync" aria-busy={git.loading ? 'true' : 'false'}>
+      <div class="catalog-section-header">
+        <h2 id="git-sync">Git sync</h2>
+        {!notConfigured && (
+          <Button onClick={() => setReads((n) => n + 1)} disabled={git.loading}>
+            Check again
+          </Button>
+        )}
+      </div>
+      {git.loading && !git.data && git.error === undefined && <Loading what="Reading the data repository" />}
+      {notConfigured && (
+        <Notice>
+          <strong>Git sync is not configured.</strong> The directory answers: “{messageOf(git.error)}”. To
+          keep the categories in a data repository's <code>categories.json</code>, set{' '}
+          <code>DATA_REPOSITORY</code> (<code>owner/name</code>) and <code>GIT_TOKEN</code> on the directory.
+        </Notice>
+      )}
+      {git.error !== undefined && !notConfigured && (
+        <Notice kind="error">The data repository could not be read: {messageOf(git.error)}</Notice>
+      )}
+      {status && git.error === undefined && (
+        <>
+          <dl class="catalog-facts">
+            <div>
+              <dt>Repository</dt>
+              <dd>{status.repository}</dd>
+            </div>
+            <div>
+              <dt>Branch</dt>
+              <dd>{status.branch}</dd>
+            </div>
+            <div>
+              <dt>Last commit</dt>
+              <dd>
+                {status.lastCommit ? (
+                  <>
+                    <code>{status.lastCommit.slice(0, 7)}</code> {formatDate(status.lastCommitDate, true)}
+                  </>
+                ) : (
+                  'None yet'
+                )}
+              </dd>
+            </div>
+            <div>
+              <dt>State</dt>
+              <dd>
+                <span class={`status status-${status.isUpToDate ? 'active' : 'pending'}`}>
+                  {status.isUpToDate ? 'Up to date' : 'Out of sync'}
+                </span>
+              </dd>
+            </div>
+          </dl>
+          <p>{git.data?.message}</p>
+          {stored.error !== undefined && <Notice kind="error">{messageOf(stored.error)}</Notice>}
+          {differences.length > 0 && (
+            <>
+              <DataTable
+                caption="Differences with the data repository"
+                columns={columns}
+                rows={differences}
+                rowKey={(d) => d.id}
+                empty="No differences."
+              />
+              {differences.some((d) => d.here !== null) && (
+                <div class="actions">
+                  <Button kind="primary" onClick={sendAll}>
+                    Send all to Git
+                  </Button>
+                </div>
+              )}
+            </>
+          )}
+        </>
+      )}
+    </section>
+  )
 }

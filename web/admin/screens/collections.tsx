@@ -1,5 +1,361 @@
+/**
+ * Collections: their figures, the list searched, filtered, sorted and paged on the server, and a
+ * collection created, edited, shown or hidden on the site, or deleted. Its items are kept on its own page.
+ */
+import { useState } from 'preact/hooks'
+import { messageOf, unwrap } from '../../shared/api.ts'
+import { useSubmit } from '../../shared/form.ts'
 import { Page } from '../../shared/page.tsx'
+import { useResource } from '../../shared/resource.ts'
+import { Link, navigate, useQuery } from '../../shared/router.tsx'
+import { type Column, DataTable } from '../../shared/table.tsx'
+import {
+  Button,
+  Checkbox,
+  Dialog,
+  formatDate,
+  Notice,
+  Pager,
+  SearchBox,
+  Select,
+  TextArea,
+  TextField,
+  useConfirm,
+  useToast,
+} from '../../shared/ui.tsx'
+import { type Answer, api } from '../api.ts'
+import './catalog.css'
 
-export default function Screen() {
-  return <Page title="Collections">{null}</Page>
+export type Collection = Answer<'/api/admin/collections'>['data'][number]
+
+const PAGE_SIZE = 25
+
+const SORTS = [
+  { value: 'createdAt:desc', label: 'Newest first' },
+  { value: 'createdAt:asc', label: 'Oldest first' },
+  { value: 'updatedAt:desc', label: 'Recently updated' },
+  { value: 'name:asc', label: 'Name A–Z' },
+  { value: 'name:desc', label: 'Name Z–A' },
+  { value: 'itemCount:desc', label: 'Most items' },
+] as const
+
+type SortValue = (typeof SORTS)[number]['value']
+
+export default function Collections() {
+  const [query, setQuery] = useQuery()
+  const toast = useToast()
+  const search = query.get('search') ?? ''
+  const active = query.get('active') ?? ''
+  const page = Math.max(1, Number(query.get('page')) || 1)
+  const sort: SortValue = SORTS.find((s) => s.value === query.get('sort'))?.value ?? 'createdAt:desc'
+  const [sortBy, sortOrder] = sort.split(':') as [
+    'name' | 'createdAt' | 'updatedAt' | 'itemCount',
+    'asc' | 'desc',
+  ]
+  const [editing, setEditing] = useState<Collection | 'new' | null>(null)
+  const remove = useRemoveCollection()
+
+  const list = useResource(
+    (signal) =>
+      unwrap(
+        api.GET('/api/admin/collections', {
+          signal,
+          params: {
+            query: {
+              page,
+              limit: PAGE_SIZE,
+              sortBy,
+              sortOrder,
+              ...(search ? { search } : {}),
+              ...(active === 'true' || active === 'false' ? { isActive: active } : {}),
+            },
+          },
+        }),
+      ),
+    [page, search, active, sortBy, sortOrder],
+  )
+  const stats = useResource(
+    (signal) => unwrap(api.GET('/api/admin/collections/stats', { signal })),
+    [list.data],
+  )
+  const figures = stats.data?.data
+
+  const changed = async (message: string) => {
+    toast('success', message)
+    await list.reload()
+  }
+
+  const setActive = async (collection: Collection, isActive: boolean) => {
+    try {
+      await unwrap(
+        api.PUT('/api/admin/collections/{id}', {
+          params: { path: { id: collection.id } },
+          body: { isActive },
+        }),
+      )
+      await changed(`“${collection.name}” ${isActive ? 'shown on the site' : 'hidden from the site'}`)
+    } catch (error) {
+      toast.failed(error)
+    }
+  }
+
+  const columns: Column<Collection>[] = [
+    {
+      header: 'Name',
+      cell: (c) => (
+        <>
+          <Link href={`/collections/${c.id}`}>{c.name}</Link>
+          <div class="muted small">{c.slug}</div>
+        </>
+      ),
+    },
+    { header: 'Items', cell: (c) => c.itemCount },
+    {
+      header: 'State',
+      cell: (c) => (
+        <span class={`status status-${c.isActive ? 'active' : 'inactive'}`}>
+          {c.isActive ? 'Active' : 'Inactive'}
+        </span>
+      ),
+    },
+    { header: 'Updated', secondary: true, cell: (c) => formatDate(c.updatedAt) },
+    {
+      header: 'Actions',
+      class: 'row-actions',
+      cell: (c) => (
+        <>
+          <Link
+            class="button button-secondary"
+            href={`/collections/${c.id}`}
+            aria-label={`Items of ${c.name}`}
+          >
+            Items
+          </Link>
+          <Button aria-label={`Edit ${c.name}`} onClick={() => setEditing(c)}>
+            Edit
+          </Button>
+          {c.isActive ? (
+            <Button aria-label={`Deactivate ${c.name}`} onClick={() => setActive(c, false)}>
+              Deactivate
+            </Button>
+          ) : (
+            <Button aria-label={`Activate ${c.name}`} onClick={() => setActive(c, true)}>
+              Activate
+            </Button>
+          )}
+          <Button
+            kind="danger"
+            aria-label={`Delete ${c.name}`}
+            onClick={async () => {
+              if (await remove(c)) await list.reload()
+            }}
+          >
+            Delete
+          </Button>
+        </>
+      ),
+    },
+  ]
+
+  return (
+    <Page
+      title="Collections"
+      actions={
+        <Button kind="primary" onClick={() => setEditing('new')}>
+          New collection
+        </Button>
+      }
+    >
+      {stats.error !== undefined && <Notice kind="error">{messageOf(stats.error)}</Notice>}
+      <ul class="figures catalog-figures" aria-label="Collection figures">
+        {[
+          { label: 'Collections', value: figures?.total },
+          { label: 'Active', value: figures?.active },
+          { label: 'Inactive', value: figures?.inactive },
+          { label: 'Empty', value: figures?.empty },
+          { label: 'Items in collections', value: figures?.totalItems },
+          { label: 'Items per collection', value: figures?.averageItems },
+        ].map((figure) => (
+          <li class="figure" key={figure.label}>
+            <span class="figure-value">{figure.value ?? '—'}</span>
+            <span class="figure-label">{figure.label}</span>
+          </li>
+        ))}
+      </ul>
+      <div class="toolbar">
+        <SearchBox value={search} onSearch={(value) => setQuery({ search: value, page: undefined })} />
+        <Select
+          label="State"
+          value={active}
+          onValue={(value) => setQuery({ active: value, page: undefined })}
+          options={[
+            { value: '', label: 'Active or not' },
+            { value: 'true', label: 'Active' },
+            { value: 'false', label: 'Inactive' },
+          ]}
+        />
+        <Select
+          label="Sort"
+          value={sort}
+          onValue={(value) =>
+            setQuery({ sort: value === 'createdAt:desc' ? undefined : value, page: undefined })
+          }
+          options={SORTS}
+        />
+      </div>
+      {list.error !== undefined && <Notice kind="error">{messageOf(list.error)}</Notice>}
+      <DataTable
+        caption="Collections"
+        columns={columns}
+        rows={list.data?.data}
+        rowKey={(c) => c.id}
+        busy={list.loading}
+        empty={search || active ? 'No collection matches these filters.' : 'No collections yet.'}
+      />
+      {list.data && (
+        <Pager
+          page={page}
+          totalPages={list.data.meta.totalPages}
+          total={list.data.meta.total}
+          onPage={(next) => setQuery({ page: next === 1 ? undefined : next }, { push: true })}
+        />
+      )}
+      <CollectionDialog
+        collection={editing}
+        onClose={() => setEditing(null)}
+        onSaved={async (saved, created) => {
+          setEditing(null)
+          if (created) {
+            toast('success', `“${saved.name}” created: now add its items`)
+            navigate(`/collections/${saved.id}`)
+          } else await changed(`“${saved.name}” saved`)
+        }}
+      />
+    </Page>
+  )
+}
+
+/** Asks, then deletes a collection (its items stay); true once deleted. */
+export function useRemoveCollection() {
+  const confirm = useConfirm()
+  const toast = useToast()
+  return async (collection: Collection): Promise<boolean> => {
+    const sure = await confirm({
+      title: 'Delete this collection?',
+      message: `“${collection.name}” will be deleted for good; its ${collection.itemCount} ${
+        collection.itemCount === 1 ? 'item stays' : 'items stay'
+      } in the directory.`,
+      confirmLabel: 'Delete',
+      danger: true,
+    })
+    if (!sure) return false
+    try {
+      await unwrap(api.DELETE('/api/admin/collections/{id}', { params: { path: { id: collection.id } } }))
+      toast('success', `“${collection.name}” deleted`)
+      return true
+    } catch (error) {
+      toast.failed(error)
+      return false
+    }
+  }
+}
+
+/** A new collection, or the name, slug, description and state of one, in a dialog. */
+export function CollectionDialog({
+  collection,
+  onClose,
+  onSaved,
+}: {
+  collection: Collection | 'new' | null
+  onClose: () => void
+  onSaved: (saved: Collection, created: boolean) => Promise<void>
+}) {
+  return (
+    <Dialog
+      title={collection === 'new' ? 'New collection' : `Edit “${collection?.name ?? ''}”`}
+      open={collection !== null}
+      onClose={onClose}
+    >
+      {collection !== null && (
+        <CollectionForm
+          collection={collection === 'new' ? null : collection}
+          onCancel={onClose}
+          onSaved={onSaved}
+        />
+      )}
+    </Dialog>
+  )
+}
+
+function CollectionForm({
+  collection,
+  onCancel,
+  onSaved,
+}: {
+  collection: Collection | null
+  onCancel: () => void
+  onSaved: (saved: Collection, created: boolean) => Promise<void>
+}) {
+  const [name, setName] = useState(collection?.name ?? '')
+  const [slug, setSlug] = useState(collection?.slug ?? '')
+  const [description, setDescription] = useState(collection?.description ?? '')
+  const [isActive, setIsActive] = useState(collection?.isActive ?? true)
+  const save = useSubmit(async () => {
+    const body = {
+      name: name.trim(),
+      ...(slug.trim() ? { slug: slug.trim() } : {}),
+      description: description.trim() === '' ? null : description,
+      isActive,
+    }
+    if (collection) {
+      const answer = await unwrap(
+        api.PUT('/api/admin/collections/{id}', { params: { path: { id: collection.id } }, body }),
+      )
+      await onSaved(answer.data, false)
+    } else {
+      const answer = await unwrap(api.POST('/api/admin/collections', { body }))
+      await onSaved(answer.data, true)
+    }
+  }, ['name', 'slug', 'description', 'isActive'])
+  return (
+    <form onSubmit={save.submit} noValidate>
+      {save.error && <Notice kind="error">{save.error}</Notice>}
+      <TextField
+        label="name"
+        value={name}
+        onValue={setName}
+        error={save.fields.name}
+        maxLength={200}
+        required
+        autofocus
+      />
+      <TextField
+        label="slug"
+        value={slug}
+        onValue={setSlug}
+        error={save.fields.slug}
+        hint={
+          collection
+            ? 'Lower-case letters, digits and hyphens; a new name keeps the slug'
+            : 'Lower-case letters, digits and hyphens; made from the name when left empty'
+        }
+        maxLength={200}
+      />
+      <TextArea
+        label="description"
+        value={description}
+        onValue={setDescription}
+        error={save.fields.description}
+        maxLength={2000}
+      />
+      <Checkbox label="isActive (shown on the site)" checked={isActive} onValue={setIsActive} />
+      {save.fields.isActive && <p class="field-error">{save.fields.isActive}</p>}
+      <div class="actions">
+        <Button kind="primary" type="submit" busy={save.busy}>
+          {collection ? 'Save' : 'Create collection'}
+        </Button>
+        <Button onClick={onCancel}>Cancel</Button>
+      </div>
+    </form>
+  )
 }

@@ -1,5 +1,363 @@
+/**
+ * Companies: their figures, the list searched, filtered, sorted and paged on the server, and a company
+ * created, edited, activated or deactivated, or deleted (the directory refuses to delete one that items
+ * still name: deactivating it is the way to retire it).
+ */
+import { useState } from 'preact/hooks'
+import { messageOf, unwrap } from '../../shared/api.ts'
+import { useSubmit } from '../../shared/form.ts'
 import { Page } from '../../shared/page.tsx'
+import { useResource } from '../../shared/resource.ts'
+import { useQuery } from '../../shared/router.tsx'
+import { type Column, DataTable } from '../../shared/table.tsx'
+import {
+  Button,
+  Checkbox,
+  Dialog,
+  formatDate,
+  Notice,
+  Pager,
+  SearchBox,
+  Select,
+  TextArea,
+  TextField,
+  useConfirm,
+  useToast,
+} from '../../shared/ui.tsx'
+import { type Answer, api } from '../api.ts'
+import './catalog.css'
 
-export default function Screen() {
-  return <Page title="Companies">{null}</Page>
+type Company = Answer<'/api/admin/companies'>['data'][number]
+
+const PAGE_SIZE = 25
+
+const SORTS = [
+  { value: 'name:asc', label: 'Name A–Z' },
+  { value: 'name:desc', label: 'Name Z–A' },
+  { value: 'itemCount:desc', label: 'Most items' },
+  { value: 'createdAt:desc', label: 'Newest first' },
+  { value: 'createdAt:asc', label: 'Oldest first' },
+] as const
+
+type SortValue = (typeof SORTS)[number]['value']
+
+export default function Companies() {
+  const [query, setQuery] = useQuery()
+  const toast = useToast()
+  const confirm = useConfirm()
+  const search = query.get('search') ?? ''
+  const active = query.get('active') ?? ''
+  const page = Math.max(1, Number(query.get('page')) || 1)
+  const sort: SortValue = SORTS.find((s) => s.value === query.get('sort'))?.value ?? 'name:asc'
+  const [sortBy, sortOrder] = sort.split(':') as ['name' | 'createdAt' | 'itemCount', 'asc' | 'desc']
+  const [editing, setEditing] = useState<Company | 'new' | null>(null)
+
+  const list = useResource(
+    (signal) =>
+      unwrap(
+        api.GET('/api/admin/companies', {
+          signal,
+          params: {
+            query: {
+              page,
+              limit: PAGE_SIZE,
+              sortBy,
+              sortOrder,
+              ...(search ? { search } : {}),
+              ...(active === 'true' || active === 'false' ? { isActive: active } : {}),
+            },
+          },
+        }),
+      ),
+    [page, search, active, sortBy, sortOrder],
+  )
+  const stats = useResource(
+    (signal) => unwrap(api.GET('/api/admin/companies/stats', { signal })),
+    [list.data],
+  )
+  const figures = stats.data?.data
+
+  const changed = async (message: string) => {
+    toast('success', message)
+    await list.reload()
+  }
+
+  const setActive = async (company: Company, isActive: boolean) => {
+    try {
+      await unwrap(
+        api.PUT('/api/admin/companies/{id}', { params: { path: { id: company.id } }, body: { isActive } }),
+      )
+      await changed(`“${company.name}” ${isActive ? 'activated' : 'deactivated'}`)
+    } catch (error) {
+      toast.failed(error)
+    }
+  }
+
+  const remove = async (company: Company) => {
+    const sure = await confirm({
+      title: 'Delete this company?',
+      message:
+        company.itemCount > 0
+          ? `${company.itemCount} ${company.itemCount === 1 ? 'item names' : 'items name'} “${company.name}”: the directory deletes a company only once no item names it. Deactivate it instead to retire it.`
+          : `“${company.name}” will be deleted for good.`,
+      confirmLabel: 'Delete',
+      danger: true,
+    })
+    if (!sure) return
+    try {
+      await unwrap(api.DELETE('/api/admin/companies/{id}', { params: { path: { id: company.id } } }))
+      await changed(`“${company.name}” deleted`)
+    } catch (error) {
+      toast.failed(error)
+    }
+  }
+
+  const columns: Column<Company>[] = [
+    {
+      header: 'Name',
+      cell: (c) => (
+        <>
+          <strong>{c.name}</strong>
+          <div class="muted small">{c.slug}</div>
+        </>
+      ),
+    },
+    {
+      header: 'Website',
+      secondary: true,
+      cell: (c) =>
+        c.website ? (
+          <a href={c.website} rel="noopener noreferrer" target="_blank" class="catalog-url">
+            {c.website.replace(/^https?:\/\//, '')}
+          </a>
+        ) : (
+          '—'
+        ),
+    },
+    { header: 'Items', cell: (c) => c.itemCount },
+    {
+      header: 'State',
+      cell: (c) => (
+        <span class={`status status-${c.isActive ? 'active' : 'inactive'}`}>
+          {c.isActive ? 'Active' : 'Inactive'}
+        </span>
+      ),
+    },
+    { header: 'Created', secondary: true, cell: (c) => formatDate(c.createdAt) },
+    {
+      header: 'Actions',
+      class: 'row-actions',
+      cell: (c) => (
+        <>
+          <Button aria-label={`Edit ${c.name}`} onClick={() => setEditing(c)}>
+            Edit
+          </Button>
+          {c.isActive ? (
+            <Button aria-label={`Deactivate ${c.name}`} onClick={() => setActive(c, false)}>
+              Deactivate
+            </Button>
+          ) : (
+            <Button aria-label={`Activate ${c.name}`} onClick={() => setActive(c, true)}>
+              Activate
+            </Button>
+          )}
+          <Button kind="danger" aria-label={`Delete ${c.name}`} onClick={() => remove(c)}>
+            Delete
+          </Button>
+        </>
+      ),
+    },
+  ]
+
+  return (
+    <Page
+      title="Companies"
+      actions={
+        <Button kind="primary" onClick={() => setEditing('new')}>
+          New company
+        </Button>
+      }
+    >
+      {stats.error !== undefined && <Notice kind="error">{messageOf(stats.error)}</Notice>}
+      <ul class="figures catalog-figures" aria-label="Company figures">
+        {[
+          { label: 'Companies', value: figures?.total },
+          { label: 'Active', value: figures?.active },
+          { label: 'Inactive', value: figures?.inactive },
+          { label: 'With items', value: figures?.withItems },
+          { label: 'Without items', value: figures?.withoutItems },
+        ].map((figure) => (
+          <li class="figure" key={figure.label}>
+            <span class="figure-value">{figure.value ?? '—'}</span>
+            <span class="figure-label">{figure.label}</span>
+          </li>
+        ))}
+      </ul>
+      {figures && figures.topCompanies.length > 0 && (
+        <p class="catalog-top">
+          <span class="muted">Most items:</span>{' '}
+          {figures.topCompanies.map((company, i) => (
+            <span key={company.id}>
+              {i > 0 && ', '}
+              {company.name} <span class="muted">({company.itemCount})</span>
+            </span>
+          ))}
+        </p>
+      )}
+      <div class="toolbar">
+        <SearchBox value={search} onSearch={(value) => setQuery({ search: value, page: undefined })} />
+        <Select
+          label="State"
+          value={active}
+          onValue={(value) => setQuery({ active: value, page: undefined })}
+          options={[
+            { value: '', label: 'Active or not' },
+            { value: 'true', label: 'Active' },
+            { value: 'false', label: 'Inactive' },
+          ]}
+        />
+        <Select
+          label="Sort"
+          value={sort}
+          onValue={(value) => setQuery({ sort: value === 'name:asc' ? undefined : value, page: undefined })}
+          options={SORTS}
+        />
+      </div>
+      {list.error !== undefined && <Notice kind="error">{messageOf(list.error)}</Notice>}
+      <DataTable
+        caption="Companies"
+        columns={columns}
+        rows={list.data?.data}
+        rowKey={(c) => c.id}
+        busy={list.loading}
+        empty={search || active ? 'No company matches these filters.' : 'No companies yet.'}
+      />
+      {list.data && (
+        <Pager
+          page={page}
+          totalPages={list.data.meta.totalPages}
+          total={list.data.meta.total}
+          onPage={(next) => setQuery({ page: next === 1 ? undefined : next }, { push: true })}
+        />
+      )}
+      <Dialog
+        title={editing === 'new' ? 'New company' : `Edit “${editing?.name ?? ''}”`}
+        open={editing !== null}
+        onClose={() => setEditing(null)}
+        wide
+      >
+        {editing !== null && (
+          <CompanyForm
+            company={editing === 'new' ? null : editing}
+            onCancel={() => setEditing(null)}
+            onSaved={async (message) => {
+              setEditing(null)
+              await changed(message)
+            }}
+          />
+        )}
+      </Dialog>
+    </Page>
+  )
+}
+
+/** Every field of a company, named as the API names them; empty text clears a field (`null`). */
+function CompanyForm({
+  company,
+  onCancel,
+  onSaved,
+}: {
+  company: Company | null
+  onCancel: () => void
+  onSaved: (message: string) => Promise<void>
+}) {
+  const [name, setName] = useState(company?.name ?? '')
+  const [slug, setSlug] = useState(company?.slug ?? '')
+  const [description, setDescription] = useState(company?.description ?? '')
+  const [website, setWebsite] = useState(company?.website ?? '')
+  const [logoUrl, setLogoUrl] = useState(company?.logoUrl ?? '')
+  const [isActive, setIsActive] = useState(company?.isActive ?? true)
+  const orNull = (value: string) => (value.trim() === '' ? null : value.trim())
+  const save = useSubmit(async () => {
+    const body = {
+      name: name.trim(),
+      ...(slug.trim() ? { slug: slug.trim() } : {}),
+      description: description.trim() === '' ? null : description,
+      website: orNull(website),
+      logoUrl: orNull(logoUrl),
+      isActive,
+    }
+    if (company) {
+      const answer = await unwrap(
+        api.PUT('/api/admin/companies/{id}', { params: { path: { id: company.id } }, body }),
+      )
+      await onSaved(`“${answer.data.name}” saved`)
+    } else {
+      const answer = await unwrap(api.POST('/api/admin/companies', { body }))
+      await onSaved(`“${answer.data.name}” created`)
+    }
+  }, ['name', 'slug', 'description', 'website', 'logoUrl', 'isActive'])
+  const f = save.fields
+  return (
+    <form onSubmit={save.submit} noValidate>
+      {save.error && <Notice kind="error">{save.error}</Notice>}
+      <div class="grid-2">
+        <TextField
+          label="name"
+          value={name}
+          onValue={setName}
+          error={f.name}
+          hint="2 to 200 characters, unique whatever the case"
+          maxLength={200}
+          required
+          autofocus
+        />
+        <TextField
+          label="slug"
+          value={slug}
+          onValue={setSlug}
+          error={f.slug}
+          hint={
+            company
+              ? 'Lower-case letters, digits and hyphens'
+              : 'Lower-case letters, digits and hyphens; made from the name when left empty'
+          }
+          maxLength={200}
+        />
+      </div>
+      <TextArea
+        label="description"
+        value={description}
+        onValue={setDescription}
+        error={f.description}
+        rows={3}
+      />
+      <div class="grid-2">
+        <TextField
+          label="website"
+          type="url"
+          value={website}
+          onValue={setWebsite}
+          error={f.website}
+          placeholder="https://"
+        />
+        <TextField
+          label="logoUrl"
+          type="url"
+          value={logoUrl}
+          onValue={setLogoUrl}
+          error={f.logoUrl}
+          placeholder="https://"
+        />
+      </div>
+      <Checkbox label="isActive" checked={isActive} onValue={setIsActive} />
+      {f.isActive && <p class="field-error">{f.isActive}</p>}
+      <div class="actions">
+        <Button kind="primary" type="submit" busy={save.busy}>
+          {company ? 'Save' : 'Create company'}
+        </Button>
+        <Button onClick={onCancel}>Cancel</Button>
+      </div>
+    </form>
+  )
 }
