@@ -1,5 +1,530 @@
+/**
+ * Roles: the figures, the status filter and sort in the query string, paging on the server, creating and
+ * editing a role, deactivating or deleting one, and its permissions as a checkbox per `area.action` of the
+ * directory's catalogue, grouped by area and saved whole.
+ */
+import { useEffect, useState } from 'preact/hooks'
+import { unwrap } from '../../shared/api.ts'
+import { useSubmit } from '../../shared/form.ts'
 import { Page } from '../../shared/page.tsx'
+import { useResource } from '../../shared/resource.ts'
+import { useQuery } from '../../shared/router.tsx'
+import { type Column, DataTable } from '../../shared/table.tsx'
+import {
+  Button,
+  Checkbox,
+  Dialog,
+  formatDate,
+  Loading,
+  Notice,
+  Pager,
+  Select,
+  TextArea,
+  TextField,
+  useConfirm,
+  useToast,
+} from '../../shared/ui.tsx'
+import { type Answer, api } from '../api.ts'
+import './people.css'
 
-export default function Screen() {
-  return <Page title="Roles">{null}</Page>
+type Role = Answer<'/api/admin/roles'>['roles'][number]
+type RoleStatus = Role['status']
+
+const PAGE_SIZE = 25
+
+/** The seeded roles the API protects: `admin` stays active and an admin; `user` is never deleted for good. */
+const ADMIN_ROLE = 'admin'
+const USER_ROLE = 'user'
+
+/**
+ * The permission catalogue, `area.action`: read, create, update and delete in every area, and the
+ * area's own actions. The API takes no other permission and does not publish the list, so it is written
+ * here as docs/directory-api.md and the role routes describe it (`src/directory/roles/permissions.ts`).
+ */
+const CRUD = ['read', 'create', 'update', 'delete'] as const
+const CATALOGUE: readonly { area: string; label: string; actions: readonly string[] }[] = [
+  { area: 'clients', label: 'Clients', actions: [...CRUD, 'export'] },
+  { area: 'users', label: 'Users', actions: [...CRUD, 'export'] },
+  { area: 'roles', label: 'Roles', actions: [...CRUD, 'assign'] },
+  { area: 'categories', label: 'Categories', actions: [...CRUD, 'reorder'] },
+  { area: 'items', label: 'Items', actions: [...CRUD, 'review', 'publish'] },
+  { area: 'tags', label: 'Tags', actions: CRUD },
+  { area: 'companies', label: 'Companies', actions: CRUD },
+  { area: 'comments', label: 'Comments', actions: [...CRUD, 'moderate'] },
+  { area: 'collections', label: 'Collections', actions: CRUD },
+  { area: 'featured-items', label: 'Featured items', actions: [...CRUD, 'reorder'] },
+  { area: 'sponsor-ads', label: 'Sponsor ads', actions: [...CRUD, 'approve', 'reject'] },
+  { area: 'reports', label: 'Reports', actions: [...CRUD, 'moderate'] },
+  { area: 'settings', label: 'Settings', actions: CRUD },
+  { area: 'navigation', label: 'Navigation', actions: CRUD },
+  { area: 'notifications', label: 'Notifications', actions: [...CRUD, 'send'] },
+  { area: 'analytics', label: 'Analytics', actions: [...CRUD, 'export'] },
+  { area: 'crm', label: 'CRM', actions: [...CRUD, 'sync'] },
+  { area: 'geocode', label: 'Geocoding', actions: CRUD },
+]
+const KNOWN = new Set(CATALOGUE.flatMap(({ area, actions }) => actions.map((action) => `${area}.${action}`)))
+
+const STATUS_LABELS: Record<RoleStatus, string> = { active: 'Active', inactive: 'Inactive' }
+
+const SORTS = [
+  { value: '', label: 'Name A–Z' },
+  { value: 'name:desc', label: 'Name Z–A' },
+  { value: 'id:asc', label: 'Id A–Z' },
+  { value: 'created_at:desc', label: 'Newest first' },
+  { value: 'created_at:asc', label: 'Oldest first' },
+] as const
+type SortBy = 'name' | 'id' | 'created_at'
+
+export default function Roles() {
+  const [query, setQuery] = useQuery()
+  const toast = useToast()
+  const confirm = useConfirm()
+  const statusParam = query.get('status')
+  const status = statusParam === 'active' || statusParam === 'inactive' ? statusParam : undefined
+  const sort = SORTS.some((s) => s.value === query.get('sort')) ? (query.get('sort') ?? '') : ''
+  const [sortBy, sortOrder] = (sort || 'name:asc').split(':') as [SortBy, 'asc' | 'desc']
+  const page = Math.max(1, Number(query.get('page')) || 1)
+  // Each opening of a dialog gets a fresh form; closing keeps the dialog, so focus goes back where it was.
+  const [editing, setEditing] = useState<Role | 'new' | null>(null)
+  const [granting, setGranting] = useState<Role | null>(null)
+  const [opened, setOpened] = useState(0)
+
+  const list = useResource(
+    (signal) =>
+      unwrap(
+        api.GET('/api/admin/roles', {
+          signal,
+          params: { query: { page, limit: PAGE_SIZE, sortBy, sortOrder, ...(status ? { status } : {}) } },
+        }),
+      ),
+    [page, status, sortBy, sortOrder],
+  )
+  const stats = useResource((signal) => unwrap(api.GET('/api/admin/roles/stats', { signal })), [list.data])
+  const figures = stats.data?.data
+
+  const changed = async (message: string) => {
+    toast('success', message)
+    await list.reload()
+  }
+
+  const setActive = async (role: Role, active: boolean) => {
+    if (!active) {
+      const sure = await confirm({
+        title: 'Deactivate this role?',
+        message: `“${role.name}” will be kept but marked inactive. Its users keep it until it is deleted.`,
+        confirmLabel: 'Deactivate',
+        danger: true,
+      })
+      if (!sure) return
+    }
+    try {
+      if (active)
+        await unwrap(
+          api.PUT('/api/admin/roles/{id}', { params: { path: { id: role.id } }, body: { status: 'active' } }),
+        )
+      else await unwrap(api.DELETE('/api/admin/roles/{id}', { params: { path: { id: role.id } } }))
+      await changed(`“${role.name}” ${active ? 'activated' : 'deactivated'}`)
+    } catch (error) {
+      toast.failed(error)
+    }
+  }
+
+  const remove = async (role: Role) => {
+    const sure = await confirm({
+      title: 'Delete this role for good?',
+      message: `“${role.name}” will be deleted, and every user who has it will be left without a role.`,
+      confirmLabel: 'Delete',
+      danger: true,
+    })
+    if (!sure) return
+    try {
+      await unwrap(
+        api.DELETE('/api/admin/roles/{id}', {
+          params: { path: { id: role.id }, query: { hard: true } },
+        }),
+      )
+      await changed(`“${role.name}” deleted`)
+    } catch (error) {
+      toast.failed(error)
+    }
+  }
+
+  const columns: Column<Role>[] = [
+    {
+      header: 'Name',
+      cell: (role) => (
+        <>
+          {role.name}
+          {role.isAdmin && <span class="pill">Admin</span>}
+          <div class="muted small">{role.id}</div>
+        </>
+      ),
+    },
+    { header: 'Description', secondary: true, cell: (role) => role.description || '—' },
+    {
+      header: 'Status',
+      cell: (role) => <span class={`status status-${role.status}`}>{STATUS_LABELS[role.status]}</span>,
+    },
+    {
+      header: 'Permissions',
+      cell: (role) => (role.isAdmin ? 'All (admin)' : role.permissions.length),
+    },
+    { header: 'Updated', secondary: true, cell: (role) => formatDate(role.updated_at) },
+    {
+      header: 'Actions',
+      class: 'row-actions',
+      cell: (role) => (
+        <>
+          <Button
+            onClick={() => {
+              setOpened((count) => count + 1)
+              setGranting(role)
+            }}
+            aria-label={`Permissions of ${role.name}`}
+          >
+            Permissions
+          </Button>
+          <Button
+            onClick={() => {
+              setOpened((count) => count + 1)
+              setEditing(role)
+            }}
+            aria-label={`Edit ${role.name}`}
+          >
+            Edit
+          </Button>
+          {role.id !== ADMIN_ROLE &&
+            (role.status === 'active' ? (
+              <Button onClick={() => setActive(role, false)} aria-label={`Deactivate ${role.name}`}>
+                Deactivate
+              </Button>
+            ) : (
+              <Button onClick={() => setActive(role, true)} aria-label={`Activate ${role.name}`}>
+                Activate
+              </Button>
+            ))}
+          {role.id !== ADMIN_ROLE && role.id !== USER_ROLE && (
+            <Button kind="danger" onClick={() => remove(role)} aria-label={`Delete ${role.name}`}>
+              Delete
+            </Button>
+          )}
+        </>
+      ),
+    },
+  ]
+
+  return (
+    <Page
+      title="Roles"
+      actions={
+        <Button
+          kind="primary"
+          onClick={() => {
+            setOpened((count) => count + 1)
+            setEditing('new')
+          }}
+        >
+          New role
+        </Button>
+      }
+    >
+      {figures && (
+        <section class="figures" aria-label="Role figures">
+          <div class="figure">
+            <span class="figure-value">{figures.total}</span>
+            <span class="figure-label">Roles</span>
+          </div>
+          <div class="figure">
+            <span class="figure-value">{figures.active}</span>
+            <span class="figure-label">Active</span>
+          </div>
+          <div class="figure">
+            <span class="figure-value">{figures.inactive}</span>
+            <span class="figure-label">Inactive</span>
+          </div>
+          <div class="figure">
+            <span class="figure-value">{figures.averagePermissions}</span>
+            <span class="figure-label">Permissions per role</span>
+          </div>
+        </section>
+      )}
+      <div class="toolbar">
+        <Select
+          label="Status"
+          value={status ?? ''}
+          onValue={(value) => setQuery({ status: value, page: undefined })}
+          options={[
+            { value: '', label: 'Any status' },
+            { value: 'active', label: 'Active' },
+            { value: 'inactive', label: 'Inactive' },
+          ]}
+        />
+        <Select
+          label="Sort"
+          value={sort}
+          onValue={(value) => setQuery({ sort: value, page: undefined })}
+          options={SORTS}
+        />
+      </div>
+      {list.error !== undefined && <Notice kind="error">{(list.error as Error).message}</Notice>}
+      <DataTable
+        caption="Roles"
+        columns={columns}
+        rows={list.data?.roles}
+        rowKey={(role) => role.id}
+        busy={list.loading}
+        empty={status ? 'No role has this status.' : 'No roles yet.'}
+      />
+      {list.data && (
+        <Pager
+          page={page}
+          totalPages={list.data.totalPages}
+          total={list.data.total}
+          onPage={(next) => setQuery({ page: next === 1 ? undefined : next }, { push: true })}
+        />
+      )}
+      <RoleDialog
+        key={`role-${opened}`}
+        role={editing}
+        onClose={() => setEditing(null)}
+        onSaved={async (message) => {
+          setEditing(null)
+          await changed(message)
+        }}
+      />
+      <PermissionsDialog
+        key={`permissions-${opened}`}
+        role={granting}
+        onClose={() => setGranting(null)}
+        onSaved={async (message) => {
+          setGranting(null)
+          await changed(message)
+        }}
+      />
+    </Page>
+  )
+}
+
+interface Form {
+  name: string
+  description: string
+  status: RoleStatus
+  isAdmin: boolean
+}
+
+function RoleDialog({
+  role,
+  onClose,
+  onSaved,
+}: {
+  role: Role | 'new' | null
+  onClose: () => void
+  onSaved: (message: string) => Promise<void>
+}) {
+  const existing = role !== null && role !== 'new' ? role : undefined
+  const [form, setForm] = useState<Form>({
+    name: existing?.name ?? '',
+    description: existing?.description ?? '',
+    status: existing?.status ?? 'active',
+    isAdmin: existing?.isAdmin ?? false,
+  })
+  const set =
+    <K extends keyof Form>(key: K) =>
+    (value: Form[K]) =>
+      setForm((current) => ({ ...current, [key]: value }))
+  const save = useSubmit(async () => {
+    const body = {
+      name: form.name.trim(),
+      description: form.description.trim(),
+      status: form.status,
+      isAdmin: form.isAdmin,
+    }
+    if (existing) {
+      await unwrap(api.PUT('/api/admin/roles/{id}', { params: { path: { id: existing.id } }, body }))
+      await onSaved(`“${body.name}” saved`)
+    } else {
+      const created = await unwrap(api.POST('/api/admin/roles', { body }))
+      await onSaved(`Role “${created.data.name}” created`)
+    }
+  }, ['name', 'description', 'status', 'isAdmin'])
+  const f = save.fields
+  const close = () => {
+    save.reset()
+    onClose()
+  }
+  const protectedRole = existing?.id === ADMIN_ROLE
+  const title = existing ? `Edit “${existing.name}”` : 'New role'
+  return (
+    <Dialog title={title} open={role !== null} onClose={close}>
+      <form onSubmit={save.submit} noValidate aria-label={title}>
+        {save.error && <Notice kind="error">{save.error}</Notice>}
+        <TextField
+          label="Name"
+          value={form.name}
+          onValue={set('name')}
+          error={f.name}
+          required
+          maxLength={100}
+          hint={existing ? `Its id stays ${existing.id}` : 'Its id is made from the name'}
+        />
+        <TextArea
+          label="Description"
+          value={form.description}
+          onValue={set('description')}
+          error={f.description}
+          maxLength={500}
+          rows={3}
+        />
+        <Select
+          label="Status"
+          value={form.status}
+          onValue={(value) => set('status')(value as RoleStatus)}
+          error={f.status}
+          disabled={protectedRole}
+          options={[
+            { value: 'active', label: 'Active' },
+            { value: 'inactive', label: 'Inactive' },
+          ]}
+        />
+        <Checkbox
+          label="Admin: may use the admin console and API, whatever its permissions"
+          checked={form.isAdmin}
+          onValue={set('isAdmin')}
+          disabled={protectedRole}
+        />
+        {f.isAdmin && <p class="field-error">{f.isAdmin}</p>}
+        {protectedRole && (
+          <p class="muted small">The administrator role always stays active and an admin role.</p>
+        )}
+        <div class="actions">
+          <Button kind="primary" type="submit" busy={save.busy}>
+            {existing ? 'Save' : 'Create role'}
+          </Button>
+          <Button onClick={close}>Cancel</Button>
+        </div>
+      </form>
+    </Dialog>
+  )
+}
+
+/** The role's permissions, read fresh from the API, a checkbox each; saving replaces the whole list. */
+function PermissionsDialog({
+  role,
+  onClose,
+  onSaved,
+}: {
+  role: Role | null
+  onClose: () => void
+  onSaved: (message: string) => Promise<void>
+}) {
+  const [granted, setGranted] = useState<Set<string> | null>(null)
+  const current = useResource(
+    async (signal) =>
+      role
+        ? (
+            await unwrap(
+              api.GET('/api/admin/roles/{id}/permissions', { signal, params: { path: { id: role.id } } }),
+            )
+          ).data
+        : undefined,
+    [role?.id],
+  )
+  useEffect(() => {
+    if (current.data && granted === null) setGranted(new Set(current.data.permissions))
+  }, [current.data])
+  const save = useSubmit(async () => {
+    if (!role || !granted) return
+    const permissions = [...granted].sort()
+    await unwrap(
+      api.PUT('/api/admin/roles/{id}/permissions', {
+        params: { path: { id: role.id } },
+        body: { permissions },
+      }),
+    )
+    await onSaved(
+      `“${role.name}” now has ${permissions.length} ${permissions.length === 1 ? 'permission' : 'permissions'}`,
+    )
+  })
+  const close = () => {
+    save.reset()
+    onClose()
+  }
+  const toggle = (names: readonly string[], on: boolean) =>
+    setGranted((previous) => {
+      const next = new Set(previous)
+      for (const name of names) {
+        if (on) next.add(name)
+        else next.delete(name)
+      }
+      return next
+    })
+  // Permissions the role has that the catalogue above does not know are shown, so saving keeps them
+  // in view (the API would name them if it refuses them).
+  const unknown = [...(granted ?? [])].filter((name) => !KNOWN.has(name)).sort()
+
+  return (
+    <Dialog
+      title={role ? `Permissions of “${role.name}”` : 'Permissions'}
+      open={role !== null}
+      onClose={close}
+      wide
+    >
+      {current.error !== undefined && <Notice kind="error">{(current.error as Error).message}</Notice>}
+      {!granted && current.error === undefined && <Loading what="Loading the permissions" />}
+      {granted && role && (
+        <form onSubmit={save.submit} noValidate aria-label={`Permissions of ${role.name}`}>
+          {save.error && <Notice kind="error">{save.error}</Notice>}
+          {role.isAdmin && (
+            <Notice>This is an admin role: its users may do everything, whatever is checked here.</Notice>
+          )}
+          <p class="muted">
+            {granted.size} of {KNOWN.size} permissions granted.
+          </p>
+          <div class="permission-groups">
+            {CATALOGUE.map(({ area, label, actions }) => {
+              const names = actions.map((action) => `${area}.${action}`)
+              const all = names.every((name) => granted.has(name))
+              return (
+                <fieldset key={area} class="permission-group">
+                  <legend>{label}</legend>
+                  <Checkbox
+                    label={`All ${label.toLowerCase()} permissions`}
+                    checked={all}
+                    onValue={(on) => toggle(names, on)}
+                  />
+                  <div class="permission-actions">
+                    {actions.map((action) => {
+                      const name = `${area}.${action}`
+                      return (
+                        <Checkbox
+                          key={name}
+                          label={name}
+                          checked={granted.has(name)}
+                          onValue={(on) => toggle([name], on)}
+                        />
+                      )
+                    })}
+                  </div>
+                </fieldset>
+              )
+            })}
+            {unknown.length > 0 && (
+              <fieldset class="permission-group">
+                <legend>Not in the catalogue</legend>
+                {unknown.map((name) => (
+                  <Checkbox key={name} label={name} checked onValue={(on) => toggle([name], on)} />
+                ))}
+              </fieldset>
+            )}
+          </div>
+          <div class="actions">
+            <Button kind="primary" type="submit" busy={save.busy}>
+              Save permissions
+            </Button>
+            <Button onClick={close}>Cancel</Button>
+          </div>
+        </form>
+      )}
+    </Dialog>
+  )
 }
