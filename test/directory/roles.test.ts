@@ -281,6 +281,21 @@ describe('admin roles: happy path', () => {
     assert.ok(body.roles.every((role: { status: string }) => role.status === 'active'))
   })
 
+  it('the permission catalogue names every permission a role may hold, by area, and each is accepted', async () => {
+    const res = await api.get('/api/admin/roles/permissions')
+    assert.equal(res.statusCode, 200, res.body)
+    const areas: { area: string; actions: string[]; permissions: string[] }[] = res.json().data
+    assert.deepEqual(
+      areas.flatMap((entry) => entry.permissions),
+      PERMISSIONS,
+    )
+    const items = areas.find((entry) => entry.area === 'items')
+    assert.deepEqual(items?.actions, ['read', 'create', 'update', 'delete', 'review', 'publish'])
+    const role = await createRole()
+    const all = await api.put(`/api/admin/roles/${role.id}/permissions`, { permissions: [...PERMISSIONS] })
+    assert.equal(all.statusCode, 200, all.body)
+  })
+
   it('stats count roles by status and average their permissions', async () => {
     const before = (await api.get('/api/admin/roles/stats')).json().data
     const active = await createRole()

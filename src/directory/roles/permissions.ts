@@ -40,6 +40,10 @@ const EXTRA_ACTIONS: Partial<Record<PermissionArea, readonly string[]>> = {
   crm: ['sync'],
 }
 
+/** The catalogue by area: each area's actions, in the order the console shows them. */
+export const PERMISSION_CATALOGUE: readonly { area: PermissionArea; actions: readonly string[] }[] =
+  PERMISSION_AREAS.map((area) => ({ area, actions: [...CRUD, ...(EXTRA_ACTIONS[area] ?? [])] }))
+
 /** Every valid permission, `area.action`. */
 export const PERMISSIONS: readonly string[] = PERMISSION_AREAS.flatMap((area) =>
   [...CRUD, ...(EXTRA_ACTIONS[area] ?? [])].map((action) => `${area}.${action}`),

@@ -1,10 +1,12 @@
 import type { App } from '../../http/app.ts'
 import { described, invalidField } from '../../http/schemas.ts'
 import { errors } from '../http/schemas.ts'
+import { PERMISSION_CATALOGUE } from './permissions.ts'
 import {
   ActiveRoles,
   CreateRoleBody,
   DeleteRoleQuery,
+  PermissionCatalogue,
   PermissionsBody,
   RoleAnswer,
   RoleChanged,
@@ -87,6 +89,30 @@ export function roleRoutes(app: App, { roles }: { roles: RoleService }) {
       },
     },
     async () => ({ roles: await roles.listActive() }),
+  )
+
+  app.get(
+    '/api/admin/roles/permissions',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'The permission catalogue',
+        description:
+          'Every permission a role may hold, by area: `area.action` for each action of the area (read, create, ' +
+          'update and delete everywhere, and the area’s own actions). `PUT /api/admin/roles/:id/permissions` ' +
+          'takes these and no others.',
+        response: { 200: PermissionCatalogue, ...errors(401, 403) },
+      },
+    },
+    async () => ({
+      success: true as const,
+      data: PERMISSION_CATALOGUE.map(({ area, actions }) => ({
+        area,
+        actions: [...actions],
+        permissions: actions.map((action) => `${area}.${action}`),
+      })),
+    }),
   )
 
   app.get(

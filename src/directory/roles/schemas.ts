@@ -149,6 +149,24 @@ export const ActiveRoles = Type.Object(
   { description: 'The active roles, by name', examples: [{ roles: [EXAMPLE_ROLE] }] },
 )
 
+export const PermissionCatalogue = Type.Object(
+  {
+    success: Type.Literal(true),
+    data: Type.Array(
+      Type.Object({
+        area: Type.String({ examples: ['items'] }),
+        actions: Type.Array(Type.String(), { examples: [['read', 'create', 'update', 'delete', 'review']] }),
+        permissions: Type.Array(Type.String(), {
+          description: 'the area’s permissions as roles hold them, `area.action`',
+          examples: [['items.read', 'items.create', 'items.update', 'items.delete', 'items.review']],
+        }),
+      }),
+      { description: 'every area, in a fixed order' },
+    ),
+  },
+  { description: 'The permissions a role may hold, by area' },
+)
+
 export const RoleStats = Type.Object(
   {
     success: Type.Literal(true),

@@ -36,33 +36,27 @@ const PAGE_SIZE = 25
 const ADMIN_ROLE = 'admin'
 const USER_ROLE = 'user'
 
-/**
- * The permission catalogue, `area.action`: read, create, update and delete in every area, and the
- * area's own actions. The API takes no other permission and does not publish the list, so it is written
- * here as docs/directory-api.md and the role routes describe it (`src/directory/roles/permissions.ts`).
- */
-const CRUD = ['read', 'create', 'update', 'delete'] as const
-const CATALOGUE: readonly { area: string; label: string; actions: readonly string[] }[] = [
-  { area: 'clients', label: 'Clients', actions: [...CRUD, 'export'] },
-  { area: 'users', label: 'Users', actions: [...CRUD, 'export'] },
-  { area: 'roles', label: 'Roles', actions: [...CRUD, 'assign'] },
-  { area: 'categories', label: 'Categories', actions: [...CRUD, 'reorder'] },
-  { area: 'items', label: 'Items', actions: [...CRUD, 'review', 'publish'] },
-  { area: 'tags', label: 'Tags', actions: CRUD },
-  { area: 'companies', label: 'Companies', actions: CRUD },
-  { area: 'comments', label: 'Comments', actions: [...CRUD, 'moderate'] },
-  { area: 'collections', label: 'Collections', actions: CRUD },
-  { area: 'featured-items', label: 'Featured items', actions: [...CRUD, 'reorder'] },
-  { area: 'sponsor-ads', label: 'Sponsor ads', actions: [...CRUD, 'approve', 'reject'] },
-  { area: 'reports', label: 'Reports', actions: [...CRUD, 'moderate'] },
-  { area: 'settings', label: 'Settings', actions: CRUD },
-  { area: 'navigation', label: 'Navigation', actions: CRUD },
-  { area: 'notifications', label: 'Notifications', actions: [...CRUD, 'send'] },
-  { area: 'analytics', label: 'Analytics', actions: [...CRUD, 'export'] },
-  { area: 'crm', label: 'CRM', actions: [...CRUD, 'sync'] },
-  { area: 'geocode', label: 'Geocoding', actions: CRUD },
-]
-const KNOWN = new Set(CATALOGUE.flatMap(({ area, actions }) => actions.map((action) => `${area}.${action}`)))
+/** How the console names each permission area of the API's catalogue (an unknown area shows as it is). */
+const AREA_LABELS: Record<string, string> = {
+  clients: 'Clients',
+  users: 'Users',
+  roles: 'Roles',
+  categories: 'Categories',
+  items: 'Items',
+  tags: 'Tags',
+  companies: 'Companies',
+  comments: 'Comments',
+  collections: 'Collections',
+  'featured-items': 'Featured items',
+  'sponsor-ads': 'Sponsor ads',
+  reports: 'Reports',
+  settings: 'Settings',
+  navigation: 'Navigation',
+  notifications: 'Notifications',
+  analytics: 'Analytics',
+  crm: 'CRM',
+  geocode: 'Geocoding',
+}
 
 const STATUS_LABELS: Record<RoleStatus, string> = { active: 'Active', inactive: 'Inactive' }
 
@@ -418,6 +412,12 @@ function PermissionsDialog({
   onSaved: (message: string) => Promise<void>
 }) {
   const [granted, setGranted] = useState<Set<string> | null>(null)
+  // The catalogue is the API's (`GET /api/admin/roles/permissions`): the console never keeps its own copy.
+  const catalogue = useResource(
+    async (signal) => (await unwrap(api.GET('/api/admin/roles/permissions', { signal }))).data,
+    [],
+  )
+  const known = new Set(catalogue.data?.flatMap((area) => area.permissions) ?? [])
   const current = useResource(
     async (signal) =>
       role
@@ -460,7 +460,7 @@ function PermissionsDialog({
     })
   // Permissions the role has that the catalogue above does not know are shown, so saving keeps them
   // in view (the API would name them if it refuses them).
-  const unknown = [...(granted ?? [])].filter((name) => !KNOWN.has(name)).sort()
+  const unknown = catalogue.data ? [...(granted ?? [])].filter((name) => !known.has(name)).sort() : []
 
   return (
     <Dialog
@@ -470,19 +470,22 @@ function PermissionsDialog({
       wide
     >
       {current.error !== undefined && <Notice kind="error">{(current.error as Error).message}</Notice>}
-      {!granted && current.error === undefined && <Loading what="Loading the permissions" />}
-      {granted && role && (
+      {catalogue.error !== undefined && <Notice kind="error">{(catalogue.error as Error).message}</Notice>}
+      {(!granted || !catalogue.data) && current.error === undefined && catalogue.error === undefined && (
+        <Loading what="Loading the permissions" />
+      )}
+      {granted && role && catalogue.data && (
         <form onSubmit={save.submit} noValidate aria-label={`Permissions of ${role.name}`}>
           {save.error && <Notice kind="error">{save.error}</Notice>}
           {role.isAdmin && (
             <Notice>This is an admin role: its users may do everything, whatever is checked here.</Notice>
           )}
           <p class="muted">
-            {granted.size} of {KNOWN.size} permissions granted.
+            {granted.size} of {known.size} permissions granted.
           </p>
           <div class="permission-groups">
-            {CATALOGUE.map(({ area, label, actions }) => {
-              const names = actions.map((action) => `${area}.${action}`)
+            {catalogue.data.map(({ area, actions, permissions: names }) => {
+              const label = AREA_LABELS[area] ?? area
               const all = names.every((name) => granted.has(name))
               return (
                 <fieldset key={area} class="permission-group">
@@ -493,8 +496,8 @@ function PermissionsDialog({
                     onValue={(on) => toggle(names, on)}
                   />
                   <div class="permission-actions">
-                    {actions.map((action) => {
-                      const name = `${area}.${action}`
+                    {actions.map((action, i) => {
+                      const name = names[i] ?? `${area}.${action}`
                       return (
                         <Checkbox
                           key={name}

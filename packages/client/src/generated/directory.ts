@@ -3278,6 +3278,105 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/roles/permissions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The permission catalogue
+         * @description Every permission a role may hold, by area: `area.action` for each action of the area (read, create, update and delete everywhere, and the area’s own actions). `PUT /api/admin/roles/:id/permissions` takes these and no others.
+         *
+         *     Access: an admin session (401 without a session, 403 for a non-admin).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The permissions a role may hold, by area */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                            /** @description every area, in a fixed order */
+                            data: {
+                                /** @example items */
+                                area: string;
+                                /**
+                                 * @example [
+                                 *       "read",
+                                 *       "create",
+                                 *       "update",
+                                 *       "delete",
+                                 *       "review"
+                                 *     ]
+                                 */
+                                actions: string[];
+                                /**
+                                 * @description the area’s permissions as roles hold them, `area.action`
+                                 * @example [
+                                 *       "items.read",
+                                 *       "items.create",
+                                 *       "items.update",
+                                 *       "items.delete",
+                                 *       "items.review"
+                                 *     ]
+                                 */
+                                permissions: string[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description Not authenticated. `UNAUTHORIZED`: No valid session, access token or API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+                /** @description Not allowed. `FORBIDDEN`: The caller is known but may not do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+                /** @description Not ready. `DATABASE_UNAVAILABLE`: The database cannot be reached or did not answer in time; `Retry-After` says when to try again. */
+                503: {
+                    headers: {
+                        /** @description seconds to wait before trying again while the database cannot be reached */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DirectoryError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/roles/stats": {
         parameters: {
             query?: never;
