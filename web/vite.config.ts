@@ -29,6 +29,8 @@ export function consoleConfig(name: ConsoleName): UserConfig {
       // Everything is a file of its own: the page's policy allows no inline script or data: font.
       assetsInlineLimit: 0,
       reportCompressedSize: false,
+      // .vite/manifest.json: which files each screen needs (bench/admin-console.ts weighs them; not served).
+      manifest: true,
     },
     // `vite` in development: API calls go to the running service as if from its own page (the directory
     // refuses a signed-in write from another origin).

@@ -72,6 +72,8 @@ function readBuild(dir: string): ConsoleBuild | undefined {
   const files = new Map<string, ConsoleFile>()
   const walk = (folder: string) => {
     for (const name of readdirSync(folder)) {
+      // Vite's manifest (`.vite/`) is for tools, not for browsers.
+      if (name.startsWith('.')) continue
       const path = join(folder, name)
       if (statSync(path).isDirectory()) walk(path)
       else files.set(relative(dir, path).split(sep).join('/'), fileOf(path))

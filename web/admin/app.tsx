@@ -51,6 +51,18 @@ function Gate() {
 
 const loaded = new Map<string, ComponentType<ScreenProps>>()
 
+/**
+ * Starts loading the screen of the address the console opened at while it asks who is signed in, so the
+ * two round trips overlap rather than follow each other.
+ */
+export function preloadScreen(path: string): void {
+  const route = ROUTES.find((candidate) => match(candidate.pattern, path) !== null)
+  route?.load().then(
+    (module) => loaded.set(route.load.toString(), module.default),
+    () => {},
+  )
+}
+
 function Shell() {
   const user = useUser()
   const { signOut } = useSession()

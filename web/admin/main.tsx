@@ -1,8 +1,9 @@
 import { render } from 'preact'
 import '../shared/styles.css'
-import { setBase } from '../shared/router.tsx'
-import { App } from './app.tsx'
+import { currentPath, setBase } from '../shared/router.tsx'
+import { App, preloadScreen } from './app.tsx'
 
 setBase(import.meta.env.BASE_URL)
+preloadScreen(currentPath())
 const root = document.getElementById('app')
 if (root) render(<App />, root)
