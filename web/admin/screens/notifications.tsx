@@ -50,8 +50,12 @@ function targetOf(notification: Notification): { href: string; label: string } |
       return { href: '/reports', label: 'Open the reports' }
     case 'links_broken':
       return { href: '/items?linkStatus=broken', label: 'Items with broken links' }
-    case 'contact_message':
-      return undefined
+    case 'contact_message': {
+      const messageId = dataText(notification, 'messageId')
+      return messageId
+        ? { href: `/messages?message=${encodeURIComponent(messageId)}`, label: 'Open the message' }
+        : undefined
+    }
   }
 }
 
