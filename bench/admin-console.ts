@@ -62,6 +62,7 @@ interface ManifestChunk {
   file: string
   imports?: string[]
   css?: string[]
+  name?: string
   isEntry?: boolean
 }
 

@@ -18,11 +18,17 @@ function newest(path: string): number {
 }
 
 export async function buildConsoles(options: { ifNeeded?: boolean } = {}): Promise<string[]> {
-  const { build } = await import('vite')
-  const { CONSOLES, consoleConfig } = await import('../web/vite.config.ts')
+  // Imported by name, so the root type-check does not take in Vite's types (they bring the DOM's, which
+  // change Node's own fetch types for the whole program); web/tsconfig.json checks the config itself.
+  const load = (specifier: string) => import(specifier)
+  const { build } = (await load('vite')) as { build: (config: unknown) => Promise<unknown> }
+  const { CONSOLES, consoleConfig } = (await load('../web/vite.config.ts')) as {
+    CONSOLES: Record<string, unknown>
+    consoleConfig: (name: string) => unknown
+  }
   const built: string[] = []
   const sources = Math.max(newest(web), newest(join(repo, 'packages', 'client', 'src', 'generated')))
-  for (const name of Object.keys(CONSOLES) as (keyof typeof CONSOLES)[]) {
+  for (const name of Object.keys(CONSOLES)) {
     const index = join(repo, 'dist', 'web', name, 'index.html')
     if (options.ifNeeded && existsSync(index) && statSync(index).mtimeMs >= sources) continue
     await build(consoleConfig(name))

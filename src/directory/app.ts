@@ -16,6 +16,7 @@ import { itemCollections } from './collections/memberships.ts'
 import { collectionsModule } from './collections/module.ts'
 import { commentsModule } from './comments/module.ts'
 import { companiesModule } from './companies/module.ts'
+import { adminConsoleModule } from './console.ts'
 import { contactModule } from './contact/module.ts'
 import { crmModule } from './crm/module.ts'
 import { dashboardCache, dashboardModule } from './dashboard/module.ts'
@@ -24,7 +25,6 @@ import { favoritesModule } from './favorites/module.ts'
 import { featuredModule } from './featured/module.ts'
 import { feedsCache, feedsModule } from './feeds/module.ts'
 import { geocodingModule } from './geocoding/module.ts'
-import { adminConsoleModule } from './console.ts'
 import { DirectoryError, errors } from './http/schemas.ts'
 import { importsModule } from './imports/module.ts'
 import { createDirectoryEnvelope } from './instance/envelope.ts'
@@ -43,10 +43,7 @@ import { sponsorAdsModule } from './sponsor-ads/module.ts'
 import { tagsModule } from './tags/module.ts'
 import { usersModule } from './users/module.ts'
 
-export type DirectoryDeps = ServiceDeps & {
-  /** Where the admin console's build is (tests point it at their own); dist/web/admin by default. */
-  consoleDir?: string
-}
+export type DirectoryDeps = ServiceDeps
 
 export interface DirectoryApp {
   app: App
@@ -366,7 +363,7 @@ export async function buildDirectoryApp(deps: DirectoryDeps): Promise<DirectoryA
       imports.module,
       links.module,
       mcp.module,
-      adminConsoleModule(deps.consoleDir),
+      adminConsoleModule(),
     ],
     { jobs, notifications: createNotifications(database.source, log) },
   )

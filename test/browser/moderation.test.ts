@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 /**
  * Moderation in the admin console, in Chromium: sponsor ads (approve a paid ad, reject with a reason the
  * API refuses then accepts, cancel, delete, and an ad's page with its payments and its edit form),

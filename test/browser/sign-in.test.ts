@@ -124,7 +124,9 @@ describe('admin console: signing in', () => {
     await nav.getByRole('link', { name: 'Items' }).click()
     await page.getByRole('heading', { name: 'Items', level: 1 }).waitFor()
     assert.equal(await nav.getByRole('link', { name: 'Items' }).isVisible(), false)
-    const overflow = (await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')) as number
+    const overflow = (await page.evaluate(
+      'document.documentElement.scrollWidth - window.innerWidth',
+    )) as number
     assert.ok(overflow <= 0, `the page is ${overflow} px wider than the screen`)
   })
 })
