@@ -195,7 +195,10 @@ describe('admin console: sponsor ads', () => {
     await page.getByRole('tab', { name: 'In review' }).click()
     await page.getByLabel('Search').fill(ada.email)
     await page.waitForURL(/status=pending&search=/)
+    // The tab and the search each load the list again: wait for the last answer, not the first.
     await table.getByRole('link', { name: 'Heart Coffee' }).waitFor({ state: 'detached' })
+    await table.getByRole('link', { name: 'Stumptown Roasters' }).waitFor({ state: 'detached' })
+    await page.locator('table[aria-busy="false"]').waitFor()
     await table.getByRole('link', { name: 'Blue Bottle Coffee' }).waitFor()
     assert.equal(await table.getByRole('link', { name: 'Stumptown Roasters' }).count(), 0)
 

@@ -23,7 +23,7 @@ import {
 } from '../../shared/ui.tsx'
 import { type AdminItem, api, type ItemStatus } from '../api.ts'
 import type { ScreenProps } from '../routes.ts'
-import { STATUS_LABELS } from './items.tsx'
+import { RejectDialog, STATUS_LABELS } from './items.tsx'
 
 interface Form {
   name: string
@@ -138,6 +138,7 @@ const FIELDS = [
 
 export default function ItemEdit({ params }: ScreenProps) {
   const id = params.id
+  const [version, setVersion] = useState(0)
   const item = useResource(
     async (signal) =>
       id
@@ -159,10 +160,30 @@ export default function ItemEdit({ params }: ScreenProps) {
     )
   }
   if (id && !item.data) return <Loading what="Loading the item" />
-  return <ItemForm key={item.data?.updatedAt ?? 'new'} item={item.data} onSaved={item.reload} />
+  // Each save or review starts the form again from what the API answers, and reads the history again.
+  const saved = async () => {
+    await item.reload()
+    setVersion((current) => current + 1)
+  }
+  return (
+    <ItemForm
+      key={`${item.data?.id ?? 'new'}:${version}`}
+      item={item.data}
+      version={version}
+      onSaved={saved}
+    />
+  )
 }
 
-function ItemForm({ item, onSaved }: { item: AdminItem | undefined; onSaved: () => Promise<void> }) {
+function ItemForm({
+  item,
+  version,
+  onSaved,
+}: {
+  item: AdminItem | undefined
+  version: number
+  onSaved: () => Promise<void>
+}) {
   const toast = useToast()
   const confirm = useConfirm()
   const [form, setForm] = useState<Form>(item ? formOf(item) : EMPTY)
@@ -198,13 +219,17 @@ function ItemForm({ item, onSaved }: { item: AdminItem | undefined; onSaved: () 
   }, FIELDS)
   const f = save.fields
 
-  const review = async (action: 'approve' | 'reject') => {
+  const [rejecting, setRejecting] = useState(false)
+  const approve = async () => {
     if (!item) return
     try {
       await unwrap(
-        api.POST('/api/admin/items/{id}/review', { params: { path: { id: item.id } }, body: { action } }),
+        api.POST('/api/admin/items/{id}/review', {
+          params: { path: { id: item.id } },
+          body: { action: 'approve' },
+        }),
       )
-      toast('success', `“${item.name}” ${action === 'approve' ? 'approved' : 'rejected'}`)
+      toast('success', `“${item.name}” approved`)
       await onSaved()
     } catch (error) {
       toast.failed(error)
@@ -244,11 +269,11 @@ function ItemForm({ item, onSaved }: { item: AdminItem | undefined; onSaved: () 
         item && (
           <>
             {item.status !== 'published' && (
-              <Button kind="primary" onClick={() => review('approve')}>
+              <Button kind="primary" onClick={approve}>
                 Approve
               </Button>
             )}
-            {item.status !== 'rejected' && <Button onClick={() => review('reject')}>Reject</Button>}
+            {item.status !== 'rejected' && <Button onClick={() => setRejecting(true)}>Reject</Button>}
             <Button kind="danger" onClick={remove}>
               Delete
             </Button>
@@ -413,8 +438,28 @@ function ItemForm({ item, onSaved }: { item: AdminItem | undefined; onSaved: () 
           </Button>
         </div>
       </form>
+      {item && (
+        <RejectDialog
+          items={rejecting ? [item] : null}
+          onClose={() => setRejecting(false)}
+          reject={async ([target], note) => {
+            if (!target) return
+            await unwrap(
+              api.POST('/api/admin/items/{id}/review', {
+                params: { path: { id: target.id } },
+                body: { action: 'reject', ...(note ? { note } : {}) },
+              }),
+            )
+          }}
+          onRejected={async (_count, name) => {
+            setRejecting(false)
+            toast('success', `“${name}” rejected`)
+            await onSaved()
+          }}
+        />
+      )}
       {item && <LinkHealth item={item} onChecked={onSaved} />}
-      {item && <History id={item.id} updatedAt={item.updatedAt} />}
+      {item && <History id={item.id} version={version} />}
     </Page>
   )
 }
@@ -460,9 +505,9 @@ function LinkHealth({ item, onChecked }: { item: AdminItem; onChecked: () => Pro
   )
 }
 
-function History({ id, updatedAt }: { id: string; updatedAt: string }) {
+function History({ id, version }: { id: string; version: number }) {
   const [page, setPage] = useState(1)
-  useEffect(() => setPage(1), [updatedAt])
+  useEffect(() => setPage(1), [version])
   const history = useResource(
     (signal) =>
       unwrap(
@@ -471,7 +516,7 @@ function History({ id, updatedAt }: { id: string; updatedAt: string }) {
           params: { path: { id }, query: { page, limit: 10 } },
         }),
       ),
-    [id, page, updatedAt],
+    [id, page, version],
   )
   return (
     <section class="card" aria-labelledby="item-history">

@@ -341,7 +341,7 @@ export default function Items() {
 }
 
 /** Asks for the reason of a rejection (kept on the item and in its history), then rejects. */
-function RejectDialog({
+export function RejectDialog({
   items,
   onClose,
   onRejected,
