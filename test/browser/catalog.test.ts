@@ -64,7 +64,8 @@ async function item(name: string, extra: Record<string, unknown> = {}) {
 /** A field's error, as a screen reader reaches it: the text its `aria-describedby` names. */
 async function errorOf(page: Page, label: string): Promise<string> {
   const field = page.getByLabel(label, { exact: true })
-  assert.equal(await field.getAttribute('aria-invalid'), 'true', `${label} is not marked invalid`)
+  // The answer comes when it comes: wait until the field is marked invalid.
+  await field.and(page.locator('[aria-invalid="true"]')).waitFor()
   const ids = ((await field.getAttribute('aria-describedby')) ?? '').split(' ').filter(Boolean)
   const texts = await Promise.all(ids.map((id) => page.locator(`[id="${id}"]`).textContent()))
   return texts.join(' ')

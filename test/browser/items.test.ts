@@ -58,7 +58,8 @@ async function read(id: string): Promise<{ status: number; item: Item }> {
 /** The message tied to a labelled control through aria-describedby. */
 async function errorOf(page: Page, label: string): Promise<string> {
   const control = page.getByLabel(label, { exact: true })
-  assert.equal(await control.getAttribute('aria-invalid'), 'true', `${label} is marked invalid`)
+  // The answer comes when it comes: wait until the field is marked invalid.
+  await control.and(page.locator('[aria-invalid="true"]')).waitFor()
   const ids = ((await control.getAttribute('aria-describedby')) ?? '').split(' ')
   const errorId = ids.find((id) => id.endsWith('-error'))
   assert.ok(errorId, `no error tied to ${label}`)

@@ -92,7 +92,8 @@ async function items(search: string): Promise<Item[]> {
 
 /** The error message shown for a field, read through its `aria-describedby` as a screen reader would. */
 async function fieldError(page: Page, field: Locator): Promise<string> {
-  assert.equal(await field.getAttribute('aria-invalid'), 'true')
+  // The answer comes when it comes: wait until the field is marked invalid.
+  await field.and(page.locator('[aria-invalid="true"]')).waitFor()
   const ids = ((await field.getAttribute('aria-describedby')) ?? '').split(' ').filter(Boolean)
   const texts = await Promise.all(ids.map((id) => page.locator(`[id="${id}"].field-error`).allTextContents()))
   return texts.flat().join(' ')
