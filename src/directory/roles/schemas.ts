@@ -164,7 +164,21 @@ export const PermissionCatalogue = Type.Object(
       { description: 'every area, in a fixed order' },
     ),
   },
-  { description: 'The permissions a role may hold, by area' },
+  {
+    description: 'The permissions a role may hold, by area',
+    examples: [
+      {
+        success: true,
+        data: [
+          {
+            area: 'tags',
+            actions: ['read', 'create', 'update', 'delete'],
+            permissions: ['tags.read', 'tags.create', 'tags.update', 'tags.delete'],
+          },
+        ],
+      },
+    ],
+  },
 )
 
 export const RoleStats = Type.Object(

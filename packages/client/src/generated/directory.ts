@@ -3306,6 +3306,28 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "success": true,
+                         *       "data": [
+                         *         {
+                         *           "area": "tags",
+                         *           "actions": [
+                         *             "read",
+                         *             "create",
+                         *             "update",
+                         *             "delete"
+                         *           ],
+                         *           "permissions": [
+                         *             "tags.read",
+                         *             "tags.create",
+                         *             "tags.update",
+                         *             "tags.delete"
+                         *           ]
+                         *         }
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             /** @enum {boolean} */
                             success: true;
