@@ -3,10 +3,7 @@
  * is its own chunk, loaded when first opened, so the first page loads only what it shows.
  */
 import type { ComponentType } from 'preact'
-
-export interface ScreenProps {
-  params: Record<string, string>
-}
+import type { ScreenProps } from './screen.ts'
 
 type Loader = () => Promise<{ default: ComponentType<ScreenProps> }>
 

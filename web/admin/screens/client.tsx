@@ -21,7 +21,7 @@ import {
   useToast,
 } from '../../shared/ui.tsx'
 import { api } from '../api.ts'
-import type { ScreenProps } from '../routes.ts'
+import type { ScreenProps } from '../screen.ts'
 import {
   ACCOUNT_TYPE_LABELS,
   type AccountType,

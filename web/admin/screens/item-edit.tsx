@@ -22,7 +22,7 @@ import {
   useToast,
 } from '../../shared/ui.tsx'
 import { type AdminItem, api, type ItemStatus } from '../api.ts'
-import type { ScreenProps } from '../routes.ts'
+import type { ScreenProps } from '../screen.ts'
 import { RejectDialog, STATUS_LABELS } from './items.tsx'
 
 interface Form {

@@ -12,7 +12,7 @@ import { Link, navigate } from '../../shared/router.tsx'
 import { type Column, DataTable } from '../../shared/table.tsx'
 import { Button, formatDate, Loading, Notice, TextArea, TextField, useToast } from '../../shared/ui.tsx'
 import { type Answer, api } from '../api.ts'
-import type { ScreenProps } from '../routes.ts'
+import type { ScreenProps } from '../screen.ts'
 import { AdStatusBadge, canCancel, canReview, INTERVAL_LABELS, period, useAdActions } from './sponsor-ads.tsx'
 import './moderation.css'
 
