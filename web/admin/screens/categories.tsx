@@ -5,24 +5,17 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { ApiError, messageOf, unwrap } from '../../shared/api.ts'
-import { useSubmit } from '../../shared/form.ts'
+import { EditDialog } from '../../shared/edit-dialog.tsx'
+import { sortParams, useList } from '../../shared/list.ts'
 import { Page } from '../../shared/page.tsx'
 import { useResource } from '../../shared/resource.ts'
-import { Link, useQuery } from '../../shared/router.tsx'
+import { Link } from '../../shared/router.tsx'
+import { useRowAction } from '../../shared/row-action.ts'
 import { type Column, DataTable } from '../../shared/table.tsx'
-import {
-  Button,
-  Dialog,
-  formatDate,
-  Loading,
-  Notice,
-  Pager,
-  Select,
-  TextField,
-  useConfirm,
-  useToast,
-} from '../../shared/ui.tsx'
+import { Button, formatDate, Loading, Notice, Pager, Select, useToast } from '../../shared/ui.tsx'
+import { ActiveStatus } from '../active.tsx'
 import { type Answer, api } from '../api.ts'
+import { NameForm } from '../name-form.tsx'
 import './catalog.css'
 
 type Category = Answer<'/api/admin/categories'>['categories'][number]
@@ -35,8 +28,6 @@ const SORTS = [
   { value: 'name:desc', label: 'Name Z–A' },
   { value: 'id:asc', label: 'Id' },
 ] as const
-
-type SortValue = (typeof SORTS)[number]['value']
 
 /** Every category in the site's order, inactive ones too: a reorder names them all. */
 async function everyCategory(): Promise<Category[]> {
@@ -53,13 +44,11 @@ async function everyCategory(): Promise<Category[]> {
 }
 
 export default function Categories() {
-  const [query, setQuery] = useQuery()
-  const toast = useToast()
-  const confirm = useConfirm()
-  const page = Math.max(1, Number(query.get('page')) || 1)
+  const { query, setQuery, page, sort, setFilter, setSort, setPage } = useList(SORTS, 'order:asc')
+  const [sortBy, sortOrder] = sortParams(sort)
   const includeInactive = query.get('show') === 'all'
-  const sort: SortValue = SORTS.find((s) => s.value === query.get('sort'))?.value ?? 'order:asc'
-  const [sortBy, sortOrder] = sort.split(':') as ['order' | 'name' | 'id', 'asc' | 'desc']
+  const toast = useToast()
+  const act = useRowAction()
   const inOrder = sort === 'order:asc'
   const [editing, setEditing] = useState<Category | 'new' | null>(null)
   const [moving, setMoving] = useState(false)
@@ -134,46 +123,43 @@ export default function Categories() {
     }
   }
 
-  const deactivate = async (category: Category) => {
-    const sure = await confirm({
-      title: 'Deactivate this category?',
-      message: `“${category.name}” leaves the site's listing; its ${category.itemCount} ${
-        category.itemCount === 1 ? 'item keeps' : 'items keep'
-      } it. The API has no way to activate it again.`,
-      confirmLabel: 'Deactivate',
-      danger: true,
-    })
-    if (!sure) return
-    try {
-      await unwrap(api.DELETE('/api/admin/categories/{id}', { params: { path: { id: category.id } } }))
-      await changed(`“${category.name}” deactivated`)
-    } catch (error) {
-      toast.failed(error)
-    }
-  }
+  const reload = async () => setChanges((n) => n + 1)
 
-  const remove = async (category: Category) => {
-    const sure = await confirm({
-      title: 'Delete this category for good?',
-      message:
-        category.itemCount > 0
-          ? `“${category.name}” still has items: the directory refuses to delete it until they move to another category (deactivating it is allowed).`
-          : `“${category.name}” will be deleted for good.`,
-      confirmLabel: 'Delete',
-      danger: true,
+  const deactivate = (category: Category) =>
+    act({
+      ask: {
+        title: 'Deactivate this category?',
+        message: `“${category.name}” leaves the site's listing; its ${category.itemCount} ${
+          category.itemCount === 1 ? 'item keeps' : 'items keep'
+        } it. The API has no way to activate it again.`,
+        confirmLabel: 'Deactivate',
+        danger: true,
+      },
+      run: () => unwrap(api.DELETE('/api/admin/categories/{id}', { params: { path: { id: category.id } } })),
+      done: `“${category.name}” deactivated`,
+      reload,
     })
-    if (!sure) return
-    try {
-      await unwrap(
-        api.DELETE('/api/admin/categories/{id}', {
-          params: { path: { id: category.id }, query: { hard: 'true' } },
-        }),
-      )
-      await changed(`“${category.name}” deleted`)
-    } catch (error) {
-      toast.failed(error)
-    }
-  }
+
+  const remove = (category: Category) =>
+    act({
+      ask: {
+        title: 'Delete this category for good?',
+        message:
+          category.itemCount > 0
+            ? `“${category.name}” still has items: the directory refuses to delete it until they move to another category (deactivating it is allowed).`
+            : `“${category.name}” will be deleted for good.`,
+        confirmLabel: 'Delete',
+        danger: true,
+      },
+      run: () =>
+        unwrap(
+          api.DELETE('/api/admin/categories/{id}', {
+            params: { path: { id: category.id }, query: { hard: 'true' } },
+          }),
+        ),
+      done: `“${category.name}” deleted`,
+      reload,
+    })
 
   const indexOf = (category: Category) => (page - 1) * PAGE_SIZE + (rows ?? []).indexOf(category)
 
@@ -196,11 +182,7 @@ export default function Categories() {
     },
     {
       header: 'State',
-      cell: (c) => (
-        <span class={`status status-${c.isActive ? 'active' : 'inactive'}`}>
-          {c.isActive ? 'Active' : 'Inactive'}
-        </span>
-      ),
+      cell: (c) => <ActiveStatus active={c.isActive} />,
     },
     { header: 'Updated', secondary: true, cell: (c) => formatDate(c.updatedAt) },
     {
@@ -262,18 +244,13 @@ export default function Categories() {
         <Select
           label="Show"
           value={includeInactive ? 'all' : ''}
-          onValue={(value) => setQuery({ show: value, page: undefined })}
+          onValue={(value) => setFilter('show', value)}
           options={[
             { value: '', label: 'Active categories' },
             { value: 'all', label: 'Active and inactive' },
           ]}
         />
-        <Select
-          label="Sort"
-          value={sort}
-          onValue={(value) => setQuery({ sort: value === 'order:asc' ? undefined : value, page: undefined })}
-          options={SORTS}
-        />
+        <Select label="Sort" value={sort} onValue={setSort} options={SORTS} />
       </div>
       <p class="muted small">
         {inOrder
@@ -290,22 +267,34 @@ export default function Categories() {
         empty={includeInactive ? 'No categories yet.' : 'No active categories.'}
       />
       {list.data && (
-        <Pager
-          page={page}
-          totalPages={list.data.totalPages}
-          total={list.data.total}
-          onPage={(next) => setQuery({ page: next === 1 ? undefined : next }, { push: true })}
-        />
+        <Pager page={page} totalPages={list.data.totalPages} total={list.data.total} onPage={setPage} />
       )}
       <GitSync changes={changes} onChanged={changed} />
-      <Dialog
-        title={editing === 'new' ? 'New category' : `Rename “${editing?.name ?? ''}”`}
-        open={editing !== null}
+      <EditDialog
+        editing={editing}
+        title={(category) => (category ? `Rename “${category.name}”` : 'New category')}
         onClose={() => setEditing(null)}
       >
-        {editing !== null && (
-          <CategoryForm
-            category={editing === 'new' ? null : editing}
+        {(category) => (
+          <NameForm
+            record={category}
+            noun="category"
+            nameHint="2 to 100 characters, unique whatever the case"
+            save={async (name, id) => {
+              if (category) {
+                const answer = await unwrap(
+                  api.PUT('/api/admin/categories/{id}', {
+                    params: { path: { id: category.id } },
+                    body: { name },
+                  }),
+                )
+                return `“${answer.data.name}” saved`
+              }
+              const answer = await unwrap(
+                api.POST('/api/admin/categories', { body: { name, ...(id ? { id } : {}) } }),
+              )
+              return `“${answer.category.name}” created`
+            }}
             onCancel={() => setEditing(null)}
             onSaved={async (message) => {
               setEditing(null)
@@ -313,75 +302,8 @@ export default function Categories() {
             }}
           />
         )}
-      </Dialog>
+      </EditDialog>
     </Page>
-  )
-}
-
-/** A new category (`name`, and an `id` made from it unless given) or a new name for one. */
-function CategoryForm({
-  category,
-  onCancel,
-  onSaved,
-}: {
-  category: Category | null
-  onCancel: () => void
-  onSaved: (message: string) => Promise<void>
-}) {
-  const [name, setName] = useState(category?.name ?? '')
-  const [id, setId] = useState('')
-  const save = useSubmit(async () => {
-    if (category) {
-      const answer = await unwrap(
-        api.PUT('/api/admin/categories/{id}', {
-          params: { path: { id: category.id } },
-          body: { name: name.trim() },
-        }),
-      )
-      await onSaved(`“${answer.data.name}” saved`)
-    } else {
-      const answer = await unwrap(
-        api.POST('/api/admin/categories', {
-          body: { name: name.trim(), ...(id.trim() ? { id: id.trim() } : {}) },
-        }),
-      )
-      await onSaved(`“${answer.category.name}” created`)
-    }
-  }, ['name', 'id'])
-  return (
-    <form onSubmit={save.submit} noValidate>
-      {save.error && <Notice kind="error">{save.error}</Notice>}
-      <TextField
-        label="name"
-        value={name}
-        onValue={setName}
-        error={save.fields.name}
-        hint="2 to 100 characters, unique whatever the case"
-        maxLength={100}
-        required
-        autofocus
-      />
-      {category ? (
-        <p class="muted">
-          id: <code>{category.id}</code> (an id does not change)
-        </p>
-      ) : (
-        <TextField
-          label="id"
-          value={id}
-          onValue={setId}
-          error={save.fields.id}
-          hint="Lower-case letters, digits and hyphens; made from the name when left empty"
-          maxLength={100}
-        />
-      )}
-      <div class="actions">
-        <Button kind="primary" type="submit" busy={save.busy}>
-          {category ? 'Save' : 'Create category'}
-        </Button>
-        <Button onClick={onCancel}>Cancel</Button>
-      </div>
-    </form>
   )
 }
 

@@ -10,6 +10,7 @@ import { useResource } from '../../shared/resource.ts'
 import { Link, navigate } from '../../shared/router.tsx'
 import { type Column, DataTable } from '../../shared/table.tsx'
 import { Button, formatDate, Loading, Notice, useConfirm, useToast } from '../../shared/ui.tsx'
+import { ActiveStatus } from '../active.tsx'
 import { type AdminItem, type Answer, api } from '../api.ts'
 import type { ScreenProps } from '../screen.ts'
 import { type Collection, CollectionDialog, useRemoveCollection } from './collections.tsx'
@@ -188,9 +189,7 @@ export default function CollectionScreen({ params }: ScreenProps) {
       <p>
         <Link href="/collections">← All collections</Link>
         {' · '}
-        <span class={`status status-${current.isActive ? 'active' : 'inactive'}`}>
-          {current.isActive ? 'Active' : 'Inactive'}
-        </span>
+        <ActiveStatus active={current.isActive} />
         <span class="muted"> · {current.slug}</span>
       </p>
       {current.description && <p>{current.description}</p>}

@@ -4,15 +4,18 @@
  */
 import { useState } from 'preact/hooks'
 import { messageOf, unwrap } from '../../shared/api.ts'
+import { EditDialog } from '../../shared/edit-dialog.tsx'
+import { FigureList } from '../../shared/figures.tsx'
 import { useSubmit } from '../../shared/form.ts'
+import { sortParams, useList } from '../../shared/list.ts'
 import { Page } from '../../shared/page.tsx'
 import { useResource } from '../../shared/resource.ts'
-import { Link, navigate, useQuery } from '../../shared/router.tsx'
+import { Link, navigate } from '../../shared/router.tsx'
+import { useRowAction } from '../../shared/row-action.ts'
 import { type Column, DataTable } from '../../shared/table.tsx'
 import {
   Button,
   Checkbox,
-  Dialog,
   formatDate,
   Notice,
   Pager,
@@ -20,9 +23,9 @@ import {
   Select,
   TextArea,
   TextField,
-  useConfirm,
   useToast,
 } from '../../shared/ui.tsx'
+import { ActiveFilter, ActiveStatus, isActiveParam } from '../active.tsx'
 import { type Answer, api } from '../api.ts'
 import './catalog.css'
 
@@ -39,19 +42,15 @@ const SORTS = [
   { value: 'itemCount:desc', label: 'Most items' },
 ] as const
 
-type SortValue = (typeof SORTS)[number]['value']
-
 export default function Collections() {
-  const [query, setQuery] = useQuery()
-  const toast = useToast()
-  const search = query.get('search') ?? ''
+  const { query, page, search, sort, setSearch, setFilter, setSort, setPage } = useList(
+    SORTS,
+    'createdAt:desc',
+  )
+  const [sortBy, sortOrder] = sortParams(sort)
   const active = query.get('active') ?? ''
-  const page = Math.max(1, Number(query.get('page')) || 1)
-  const sort: SortValue = SORTS.find((s) => s.value === query.get('sort'))?.value ?? 'createdAt:desc'
-  const [sortBy, sortOrder] = sort.split(':') as [
-    'name' | 'createdAt' | 'updatedAt' | 'itemCount',
-    'asc' | 'desc',
-  ]
+  const toast = useToast()
+  const act = useRowAction()
   const [editing, setEditing] = useState<Collection | 'new' | null>(null)
   const remove = useRemoveCollection()
 
@@ -67,7 +66,7 @@ export default function Collections() {
               sortBy,
               sortOrder,
               ...(search ? { search } : {}),
-              ...(active === 'true' || active === 'false' ? { isActive: active } : {}),
+              ...isActiveParam(active),
             },
           },
         }),
@@ -85,19 +84,18 @@ export default function Collections() {
     await list.reload()
   }
 
-  const setActive = async (collection: Collection, isActive: boolean) => {
-    try {
-      await unwrap(
-        api.PUT('/api/admin/collections/{id}', {
-          params: { path: { id: collection.id } },
-          body: { isActive },
-        }),
-      )
-      await changed(`“${collection.name}” ${isActive ? 'shown on the site' : 'hidden from the site'}`)
-    } catch (error) {
-      toast.failed(error)
-    }
-  }
+  const setActive = (collection: Collection, isActive: boolean) =>
+    act({
+      run: () =>
+        unwrap(
+          api.PUT('/api/admin/collections/{id}', {
+            params: { path: { id: collection.id } },
+            body: { isActive },
+          }),
+        ),
+      done: `“${collection.name}” ${isActive ? 'shown on the site' : 'hidden from the site'}`,
+      reload: list.reload,
+    })
 
   const columns: Column<Collection>[] = [
     {
@@ -112,11 +110,7 @@ export default function Collections() {
     { header: 'Items', cell: (c) => c.itemCount },
     {
       header: 'State',
-      cell: (c) => (
-        <span class={`status status-${c.isActive ? 'active' : 'inactive'}`}>
-          {c.isActive ? 'Active' : 'Inactive'}
-        </span>
-      ),
+      cell: (c) => <ActiveStatus active={c.isActive} />,
     },
     { header: 'Updated', secondary: true, cell: (c) => formatDate(c.updatedAt) },
     {
@@ -167,41 +161,22 @@ export default function Collections() {
       }
     >
       {stats.error !== undefined && <Notice kind="error">{messageOf(stats.error)}</Notice>}
-      <ul class="figures catalog-figures" aria-label="Collection figures">
-        {[
+      <FigureList
+        label="Collection figures"
+        class="catalog-figures"
+        figures={[
           { label: 'Collections', value: figures?.total },
           { label: 'Active', value: figures?.active },
           { label: 'Inactive', value: figures?.inactive },
           { label: 'Empty', value: figures?.empty },
           { label: 'Items in collections', value: figures?.totalItems },
           { label: 'Items per collection', value: figures?.averageItems },
-        ].map((figure) => (
-          <li class="figure" key={figure.label}>
-            <span class="figure-value">{figure.value ?? '—'}</span>
-            <span class="figure-label">{figure.label}</span>
-          </li>
-        ))}
-      </ul>
+        ]}
+      />
       <div class="toolbar">
-        <SearchBox value={search} onSearch={(value) => setQuery({ search: value, page: undefined })} />
-        <Select
-          label="State"
-          value={active}
-          onValue={(value) => setQuery({ active: value, page: undefined })}
-          options={[
-            { value: '', label: 'Active or not' },
-            { value: 'true', label: 'Active' },
-            { value: 'false', label: 'Inactive' },
-          ]}
-        />
-        <Select
-          label="Sort"
-          value={sort}
-          onValue={(value) =>
-            setQuery({ sort: value === 'createdAt:desc' ? undefined : value, page: undefined })
-          }
-          options={SORTS}
-        />
+        <SearchBox value={search} onSearch={setSearch} />
+        <ActiveFilter value={active} onValue={(value) => setFilter('active', value)} />
+        <Select label="Sort" value={sort} onValue={setSort} options={SORTS} />
       </div>
       {list.error !== undefined && <Notice kind="error">{messageOf(list.error)}</Notice>}
       <DataTable
@@ -217,7 +192,7 @@ export default function Collections() {
           page={page}
           totalPages={list.data.meta.totalPages}
           total={list.data.meta.total}
-          onPage={(next) => setQuery({ page: next === 1 ? undefined : next }, { push: true })}
+          onPage={setPage}
         />
       )}
       <CollectionDialog
@@ -237,27 +212,21 @@ export default function Collections() {
 
 /** Asks, then deletes a collection (its items stay); true once deleted. */
 export function useRemoveCollection() {
-  const confirm = useConfirm()
-  const toast = useToast()
-  return async (collection: Collection): Promise<boolean> => {
-    const sure = await confirm({
-      title: 'Delete this collection?',
-      message: `“${collection.name}” will be deleted for good; its ${collection.itemCount} ${
-        collection.itemCount === 1 ? 'item stays' : 'items stay'
-      } in the directory.`,
-      confirmLabel: 'Delete',
-      danger: true,
+  const act = useRowAction()
+  return (collection: Collection): Promise<boolean> =>
+    act({
+      ask: {
+        title: 'Delete this collection?',
+        message: `“${collection.name}” will be deleted for good; its ${collection.itemCount} ${
+          collection.itemCount === 1 ? 'item stays' : 'items stay'
+        } in the directory.`,
+        confirmLabel: 'Delete',
+        danger: true,
+      },
+      run: () =>
+        unwrap(api.DELETE('/api/admin/collections/{id}', { params: { path: { id: collection.id } } })),
+      done: `“${collection.name}” deleted`,
     })
-    if (!sure) return false
-    try {
-      await unwrap(api.DELETE('/api/admin/collections/{id}', { params: { path: { id: collection.id } } }))
-      toast('success', `“${collection.name}” deleted`)
-      return true
-    } catch (error) {
-      toast.failed(error)
-      return false
-    }
-  }
 }
 
 /** A new collection, or the name, slug, description and state of one, in a dialog. */
@@ -271,19 +240,13 @@ export function CollectionDialog({
   onSaved: (saved: Collection, created: boolean) => Promise<void>
 }) {
   return (
-    <Dialog
-      title={collection === 'new' ? 'New collection' : `Edit “${collection?.name ?? ''}”`}
-      open={collection !== null}
+    <EditDialog
+      editing={collection}
+      title={(row) => (row ? `Edit “${row.name}”` : 'New collection')}
       onClose={onClose}
     >
-      {collection !== null && (
-        <CollectionForm
-          collection={collection === 'new' ? null : collection}
-          onCancel={onClose}
-          onSaved={onSaved}
-        />
-      )}
-    </Dialog>
+      {(row) => <CollectionForm collection={row} onCancel={onClose} onSaved={onSaved} />}
+    </EditDialog>
   )
 }
 

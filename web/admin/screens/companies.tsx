@@ -5,15 +5,17 @@
  */
 import { useState } from 'preact/hooks'
 import { messageOf, unwrap } from '../../shared/api.ts'
+import { EditDialog } from '../../shared/edit-dialog.tsx'
+import { FigureList } from '../../shared/figures.tsx'
 import { useSubmit } from '../../shared/form.ts'
+import { sortParams, useList } from '../../shared/list.ts'
 import { Page } from '../../shared/page.tsx'
 import { useResource } from '../../shared/resource.ts'
-import { useQuery } from '../../shared/router.tsx'
+import { useRowAction } from '../../shared/row-action.ts'
 import { type Column, DataTable } from '../../shared/table.tsx'
 import {
   Button,
   Checkbox,
-  Dialog,
   formatDate,
   Notice,
   Pager,
@@ -21,9 +23,9 @@ import {
   Select,
   TextArea,
   TextField,
-  useConfirm,
   useToast,
 } from '../../shared/ui.tsx'
+import { ActiveFilter, ActiveStatus, isActiveParam } from '../active.tsx'
 import { type Answer, api } from '../api.ts'
 import './catalog.css'
 
@@ -39,17 +41,12 @@ const SORTS = [
   { value: 'createdAt:asc', label: 'Oldest first' },
 ] as const
 
-type SortValue = (typeof SORTS)[number]['value']
-
 export default function Companies() {
-  const [query, setQuery] = useQuery()
-  const toast = useToast()
-  const confirm = useConfirm()
-  const search = query.get('search') ?? ''
+  const { query, page, search, sort, setSearch, setFilter, setSort, setPage } = useList(SORTS, 'name:asc')
+  const [sortBy, sortOrder] = sortParams(sort)
   const active = query.get('active') ?? ''
-  const page = Math.max(1, Number(query.get('page')) || 1)
-  const sort: SortValue = SORTS.find((s) => s.value === query.get('sort'))?.value ?? 'name:asc'
-  const [sortBy, sortOrder] = sort.split(':') as ['name' | 'createdAt' | 'itemCount', 'asc' | 'desc']
+  const toast = useToast()
+  const act = useRowAction()
   const [editing, setEditing] = useState<Company | 'new' | null>(null)
 
   const list = useResource(
@@ -64,7 +61,7 @@ export default function Companies() {
               sortBy,
               sortOrder,
               ...(search ? { search } : {}),
-              ...(active === 'true' || active === 'false' ? { isActive: active } : {}),
+              ...isActiveParam(active),
             },
           },
         }),
@@ -82,35 +79,31 @@ export default function Companies() {
     await list.reload()
   }
 
-  const setActive = async (company: Company, isActive: boolean) => {
-    try {
-      await unwrap(
-        api.PUT('/api/admin/companies/{id}', { params: { path: { id: company.id } }, body: { isActive } }),
-      )
-      await changed(`“${company.name}” ${isActive ? 'activated' : 'deactivated'}`)
-    } catch (error) {
-      toast.failed(error)
-    }
-  }
-
-  const remove = async (company: Company) => {
-    const sure = await confirm({
-      title: 'Delete this company?',
-      message:
-        company.itemCount > 0
-          ? `${company.itemCount} ${company.itemCount === 1 ? 'item names' : 'items name'} “${company.name}”: the directory deletes a company only once no item names it. Deactivate it instead to retire it.`
-          : `“${company.name}” will be deleted for good.`,
-      confirmLabel: 'Delete',
-      danger: true,
+  const setActive = (company: Company, isActive: boolean) =>
+    act({
+      run: () =>
+        unwrap(
+          api.PUT('/api/admin/companies/{id}', { params: { path: { id: company.id } }, body: { isActive } }),
+        ),
+      done: `“${company.name}” ${isActive ? 'activated' : 'deactivated'}`,
+      reload: list.reload,
     })
-    if (!sure) return
-    try {
-      await unwrap(api.DELETE('/api/admin/companies/{id}', { params: { path: { id: company.id } } }))
-      await changed(`“${company.name}” deleted`)
-    } catch (error) {
-      toast.failed(error)
-    }
-  }
+
+  const remove = (company: Company) =>
+    act({
+      ask: {
+        title: 'Delete this company?',
+        message:
+          company.itemCount > 0
+            ? `${company.itemCount} ${company.itemCount === 1 ? 'item names' : 'items name'} “${company.name}”: the directory deletes a company only once no item names it. Deactivate it instead to retire it.`
+            : `“${company.name}” will be deleted for good.`,
+        confirmLabel: 'Delete',
+        danger: true,
+      },
+      run: () => unwrap(api.DELETE('/api/admin/companies/{id}', { params: { path: { id: company.id } } })),
+      done: `“${company.name}” deleted`,
+      reload: list.reload,
+    })
 
   const columns: Column<Company>[] = [
     {
@@ -137,11 +130,7 @@ export default function Companies() {
     { header: 'Items', cell: (c) => c.itemCount },
     {
       header: 'State',
-      cell: (c) => (
-        <span class={`status status-${c.isActive ? 'active' : 'inactive'}`}>
-          {c.isActive ? 'Active' : 'Inactive'}
-        </span>
-      ),
+      cell: (c) => <ActiveStatus active={c.isActive} />,
     },
     { header: 'Created', secondary: true, cell: (c) => formatDate(c.createdAt) },
     {
@@ -179,20 +168,17 @@ export default function Companies() {
       }
     >
       {stats.error !== undefined && <Notice kind="error">{messageOf(stats.error)}</Notice>}
-      <ul class="figures catalog-figures" aria-label="Company figures">
-        {[
+      <FigureList
+        label="Company figures"
+        class="catalog-figures"
+        figures={[
           { label: 'Companies', value: figures?.total },
           { label: 'Active', value: figures?.active },
           { label: 'Inactive', value: figures?.inactive },
           { label: 'With items', value: figures?.withItems },
           { label: 'Without items', value: figures?.withoutItems },
-        ].map((figure) => (
-          <li class="figure" key={figure.label}>
-            <span class="figure-value">{figure.value ?? '—'}</span>
-            <span class="figure-label">{figure.label}</span>
-          </li>
-        ))}
-      </ul>
+        ]}
+      />
       {figures && figures.topCompanies.length > 0 && (
         <p class="catalog-top">
           <span class="muted">Most items:</span>{' '}
@@ -205,23 +191,9 @@ export default function Companies() {
         </p>
       )}
       <div class="toolbar">
-        <SearchBox value={search} onSearch={(value) => setQuery({ search: value, page: undefined })} />
-        <Select
-          label="State"
-          value={active}
-          onValue={(value) => setQuery({ active: value, page: undefined })}
-          options={[
-            { value: '', label: 'Active or not' },
-            { value: 'true', label: 'Active' },
-            { value: 'false', label: 'Inactive' },
-          ]}
-        />
-        <Select
-          label="Sort"
-          value={sort}
-          onValue={(value) => setQuery({ sort: value === 'name:asc' ? undefined : value, page: undefined })}
-          options={SORTS}
-        />
+        <SearchBox value={search} onSearch={setSearch} />
+        <ActiveFilter value={active} onValue={(value) => setFilter('active', value)} />
+        <Select label="Sort" value={sort} onValue={setSort} options={SORTS} />
       </div>
       {list.error !== undefined && <Notice kind="error">{messageOf(list.error)}</Notice>}
       <DataTable
@@ -237,18 +209,18 @@ export default function Companies() {
           page={page}
           totalPages={list.data.meta.totalPages}
           total={list.data.meta.total}
-          onPage={(next) => setQuery({ page: next === 1 ? undefined : next }, { push: true })}
+          onPage={setPage}
         />
       )}
-      <Dialog
-        title={editing === 'new' ? 'New company' : `Edit “${editing?.name ?? ''}”`}
-        open={editing !== null}
+      <EditDialog
+        editing={editing}
+        title={(company) => (company ? `Edit “${company.name}”` : 'New company')}
         onClose={() => setEditing(null)}
         wide
       >
-        {editing !== null && (
+        {(company) => (
           <CompanyForm
-            company={editing === 'new' ? null : editing}
+            company={company}
             onCancel={() => setEditing(null)}
             onSaved={async (message) => {
               setEditing(null)
@@ -256,7 +228,7 @@ export default function Companies() {
             }}
           />
         )}
-      </Dialog>
+      </EditDialog>
     </Page>
   )
 }

@@ -4,24 +4,17 @@
  */
 import { useState } from 'preact/hooks'
 import { messageOf, unwrap } from '../../shared/api.ts'
-import { useSubmit } from '../../shared/form.ts'
+import { EditDialog } from '../../shared/edit-dialog.tsx'
+import { FigureList } from '../../shared/figures.tsx'
+import { sortParams, useList } from '../../shared/list.ts'
 import { Page } from '../../shared/page.tsx'
 import { useResource } from '../../shared/resource.ts'
-import { Link, useQuery } from '../../shared/router.tsx'
+import { Link } from '../../shared/router.tsx'
+import { useRowAction } from '../../shared/row-action.ts'
 import { type Column, DataTable } from '../../shared/table.tsx'
-import {
-  Button,
-  Dialog,
-  formatDate,
-  Notice,
-  Pager,
-  SearchBox,
-  Select,
-  TextField,
-  useConfirm,
-  useToast,
-} from '../../shared/ui.tsx'
+import { Button, formatDate, Notice, Pager, SearchBox, Select, useToast } from '../../shared/ui.tsx'
 import { type Answer, api } from '../api.ts'
+import { NameForm } from '../name-form.tsx'
 import './catalog.css'
 
 type Tag = Answer<'/api/admin/tags'>['data'][number]
@@ -36,16 +29,11 @@ const SORTS = [
   { value: 'createdAt:desc', label: 'Newest first' },
 ] as const
 
-type SortValue = (typeof SORTS)[number]['value']
-
 export default function Tags() {
-  const [query, setQuery] = useQuery()
+  const { page, search, sort, setSearch, setSort, setPage } = useList(SORTS, 'name:asc')
+  const [sortBy, sortOrder] = sortParams(sort)
   const toast = useToast()
-  const confirm = useConfirm()
-  const search = query.get('search') ?? ''
-  const page = Math.max(1, Number(query.get('page')) || 1)
-  const sort: SortValue = SORTS.find((s) => s.value === query.get('sort'))?.value ?? 'name:asc'
-  const [sortBy, sortOrder] = sort.split(':') as ['name' | 'createdAt' | 'itemCount', 'asc' | 'desc']
+  const act = useRowAction()
   const [editing, setEditing] = useState<Tag | 'new' | null>(null)
 
   const list = useResource(
@@ -66,24 +54,21 @@ export default function Tags() {
     await list.reload()
   }
 
-  const remove = async (tag: Tag) => {
-    const sure = await confirm({
-      title: 'Delete this tag?',
-      message:
-        tag.itemCount > 0
-          ? `${tag.itemCount} ${tag.itemCount === 1 ? 'item carries' : 'items carry'} “${tag.name}”: the directory deletes a tag only once no item carries it.`
-          : `“${tag.name}” will be deleted for good.`,
-      confirmLabel: 'Delete',
-      danger: true,
+  const remove = (tag: Tag) =>
+    act({
+      ask: {
+        title: 'Delete this tag?',
+        message:
+          tag.itemCount > 0
+            ? `${tag.itemCount} ${tag.itemCount === 1 ? 'item carries' : 'items carry'} “${tag.name}”: the directory deletes a tag only once no item carries it.`
+            : `“${tag.name}” will be deleted for good.`,
+        confirmLabel: 'Delete',
+        danger: true,
+      },
+      run: () => unwrap(api.DELETE('/api/admin/tags/{id}', { params: { path: { id: tag.id } } })),
+      done: `“${tag.name}” deleted`,
+      reload: list.reload,
     })
-    if (!sure) return
-    try {
-      await unwrap(api.DELETE('/api/admin/tags/{id}', { params: { path: { id: tag.id } } }))
-      await changed(`“${tag.name}” deleted`)
-    } catch (error) {
-      toast.failed(error)
-    }
-  }
 
   const columns: Column<Tag>[] = [
     {
@@ -126,20 +111,15 @@ export default function Tags() {
       }
     >
       {stats.error !== undefined && <Notice kind="error">{messageOf(stats.error)}</Notice>}
-      <ul class="figures catalog-figures" aria-label="Tag figures">
-        <li class="figure">
-          <span class="figure-value">{figures?.total ?? '—'}</span>
-          <span class="figure-label">Tags</span>
-        </li>
-        <li class="figure">
-          <span class="figure-value">{figures?.used ?? '—'}</span>
-          <span class="figure-label">Carried by an item</span>
-        </li>
-        <li class="figure">
-          <span class="figure-value">{figures?.unused ?? '—'}</span>
-          <span class="figure-label">Unused</span>
-        </li>
-      </ul>
+      <FigureList
+        label="Tag figures"
+        class="catalog-figures"
+        figures={[
+          { label: 'Tags', value: figures?.total },
+          { label: 'Carried by an item', value: figures?.used },
+          { label: 'Unused', value: figures?.unused },
+        ]}
+      />
       {figures && figures.topTags.length > 0 && (
         <p class="catalog-top">
           <span class="muted">Used most:</span>{' '}
@@ -153,13 +133,8 @@ export default function Tags() {
         </p>
       )}
       <div class="toolbar">
-        <SearchBox value={search} onSearch={(value) => setQuery({ search: value, page: undefined })} />
-        <Select
-          label="Sort"
-          value={sort}
-          onValue={(value) => setQuery({ sort: value === 'name:asc' ? undefined : value, page: undefined })}
-          options={SORTS}
-        />
+        <SearchBox value={search} onSearch={setSearch} />
+        <Select label="Sort" value={sort} onValue={setSort} options={SORTS} />
       </div>
       {list.error !== undefined && <Notice kind="error">{messageOf(list.error)}</Notice>}
       <DataTable
@@ -175,17 +150,31 @@ export default function Tags() {
           page={page}
           totalPages={list.data.meta.totalPages}
           total={list.data.meta.total}
-          onPage={(next) => setQuery({ page: next === 1 ? undefined : next }, { push: true })}
+          onPage={setPage}
         />
       )}
-      <Dialog
-        title={editing === 'new' ? 'New tag' : `Rename “${editing?.name ?? ''}”`}
-        open={editing !== null}
+      <EditDialog
+        editing={editing}
+        title={(tag) => (tag ? `Rename “${tag.name}”` : 'New tag')}
         onClose={() => setEditing(null)}
       >
-        {editing !== null && (
-          <TagForm
-            tag={editing === 'new' ? null : editing}
+        {(tag) => (
+          <NameForm
+            record={tag}
+            noun="tag"
+            nameHint="Up to 100 characters, unique whatever the case"
+            save={async (name, id) => {
+              if (tag) {
+                const answer = await unwrap(
+                  api.PUT('/api/admin/tags/{id}', { params: { path: { id: tag.id } }, body: { name } }),
+                )
+                return `“${answer.data.name}” saved`
+              }
+              const answer = await unwrap(
+                api.POST('/api/admin/tags', { body: { name, ...(id ? { id } : {}) } }),
+              )
+              return `“${answer.data.name}” created`
+            }}
             onCancel={() => setEditing(null)}
             onSaved={async (message) => {
               setEditing(null)
@@ -193,69 +182,7 @@ export default function Tags() {
             }}
           />
         )}
-      </Dialog>
+      </EditDialog>
     </Page>
-  )
-}
-
-/** A new tag (`name`, and an `id` made from it unless given) or a new name for one; the id stays. */
-function TagForm({
-  tag,
-  onCancel,
-  onSaved,
-}: {
-  tag: Tag | null
-  onCancel: () => void
-  onSaved: (message: string) => Promise<void>
-}) {
-  const [name, setName] = useState(tag?.name ?? '')
-  const [id, setId] = useState('')
-  const save = useSubmit(async () => {
-    if (tag) {
-      const answer = await unwrap(
-        api.PUT('/api/admin/tags/{id}', { params: { path: { id: tag.id } }, body: { name: name.trim() } }),
-      )
-      await onSaved(`“${answer.data.name}” saved`)
-    } else {
-      const answer = await unwrap(
-        api.POST('/api/admin/tags', { body: { name: name.trim(), ...(id.trim() ? { id: id.trim() } : {}) } }),
-      )
-      await onSaved(`“${answer.data.name}” created`)
-    }
-  }, ['name', 'id'])
-  return (
-    <form onSubmit={save.submit} noValidate>
-      {save.error && <Notice kind="error">{save.error}</Notice>}
-      <TextField
-        label="name"
-        value={name}
-        onValue={setName}
-        error={save.fields.name}
-        hint="Up to 100 characters, unique whatever the case"
-        maxLength={100}
-        required
-        autofocus
-      />
-      {tag ? (
-        <p class="muted">
-          id: <code>{tag.id}</code> (an id does not change)
-        </p>
-      ) : (
-        <TextField
-          label="id"
-          value={id}
-          onValue={setId}
-          error={save.fields.id}
-          hint="Lower-case letters, digits and hyphens; made from the name when left empty"
-          maxLength={100}
-        />
-      )}
-      <div class="actions">
-        <Button kind="primary" type="submit" busy={save.busy}>
-          {tag ? 'Save' : 'Create tag'}
-        </Button>
-        <Button onClick={onCancel}>Cancel</Button>
-      </div>
-    </form>
   )
 }

@@ -1,0 +1,30 @@
+/** A catalog record's active state (companies, categories, collections, featured items): its badge and its filter. */
+import { Select } from '../shared/ui.tsx'
+
+/** `Active` or `Inactive`, as a status badge. */
+export function ActiveStatus({ active }: { active: boolean }) {
+  return (
+    <span class={`status status-${active ? 'active' : 'inactive'}`}>{active ? 'Active' : 'Inactive'}</span>
+  )
+}
+
+/** The `State` select of a list: `true`, `false` or either (empty), as the API's `isActive`. */
+export function ActiveFilter({ value, onValue }: { value: string; onValue: (value: string) => void }) {
+  return (
+    <Select
+      label="State"
+      value={value}
+      onValue={onValue}
+      options={[
+        { value: '', label: 'Active or not' },
+        { value: 'true', label: 'Active' },
+        { value: 'false', label: 'Inactive' },
+      ]}
+    />
+  )
+}
+
+/** The query string's `active` as the API's `isActive` filter (left out unless `true` or `false`). */
+export function isActiveParam(active: string): { isActive?: 'true' | 'false' } {
+  return active === 'true' || active === 'false' ? { isActive: active } : {}
+}

@@ -1,0 +1,41 @@
+/**
+ * A list screen's page, search and sort, kept in the query string: the sort is one of the screen's
+ * options (its default when the address names none or another), and a new search, filter or sort goes
+ * back to page 1. The default sort is left out of the address.
+ */
+import { useQuery } from './router.tsx'
+
+/** One entry of a list's Sort select: `field:order`, as the API's `sortBy` and `sortOrder`. */
+export interface SortOption<S extends string = string> {
+  readonly value: S
+  readonly label: string
+}
+
+/** The query string's list state and its setters; `query`/`setQuery` for the screen's own filters. */
+export function useList<S extends string>(sorts: readonly SortOption<S>[], defaultSort: S) {
+  const [query, setQuery] = useQuery()
+  const sort: S = sorts.find((s) => s.value === query.get('sort'))?.value ?? defaultSort
+  return {
+    query,
+    setQuery,
+    page: Math.max(1, Number(query.get('page')) || 1),
+    search: query.get('search') ?? '',
+    sort,
+    /** A new search, from page 1. */
+    setSearch: (search: string) => setQuery({ search, page: undefined }),
+    /** Another filter's value, from page 1. */
+    setFilter: (key: string, value: string) => setQuery({ [key]: value, page: undefined }),
+    /** Another sort, from page 1; the default is left out of the address. */
+    setSort: (value: string) =>
+      setQuery({ sort: value === defaultSort ? undefined : value, page: undefined }),
+    /** Another page, as a new history entry. */
+    setPage: (next: number) => setQuery({ page: next === 1 ? undefined : next }, { push: true }),
+  }
+}
+
+/** `'name:asc'` as the API's `[sortBy, sortOrder]`. */
+export function sortParams<By extends string, Order extends 'asc' | 'desc'>(
+  sort: `${By}:${Order}`,
+): [By, Order] {
+  return sort.split(':') as [By, Order]
+}
