@@ -111,6 +111,8 @@ function printBanner(
   for (const { service, url } of runtime.services) {
     lines.push(`  ${service.padEnd(10)} ${url}    API reference: ${url}/docs`)
   }
+  const directory = runtime.services.find(({ service }) => service === 'directory')
+  if (directory) lines.push(`  admin      ${directory.url}/admin    the directory's admin console`)
   if (runtime.metricsUrl) lines.push(`  metrics    ${runtime.metricsUrl}`)
   if (runtime.embedded) {
     lines.push(

@@ -540,6 +540,10 @@ describe('the command line', () => {
       assert.equal(started.urls.platform, `http://localhost:${platformPort}`)
       assert.equal(started.urls.directory, `http://localhost:${directoryPort}`)
       assert.match(started.output(), new RegExp(`API reference: http://localhost:${directoryPort}/docs`))
+      assert.match(
+        started.output(),
+        new RegExp(`admin +http://localhost:${directoryPort}/admin +the directory's admin console`),
+      )
       for (const [service, url] of Object.entries(started.urls)) {
         const about = (await (await fetch(`http://127.0.0.1:${new URL(url).port}/`)).json()) as {
           service: string
@@ -550,6 +554,10 @@ describe('the command line', () => {
       }
       // What "Try it out" on /docs sends: the page's own origin, whichever loopback name the browser used.
       const base = `http://127.0.0.1:${directoryPort}`
+      // The admin console the banner names is there: npm install built it.
+      const consolePage = await fetch(`http://localhost:${directoryPort}/admin`)
+      assert.equal(consolePage.status, 200)
+      assert.match(await consolePage.text(), /<div id="app"><\/div>/)
       for (const host of ['localhost', '127.0.0.1', '[::1]']) {
         const signin = await fetch(`${base}/api/auth/signin`, {
           method: 'POST',
