@@ -2,22 +2,24 @@
 import type { ComponentChildren } from 'preact'
 import { Dialog } from './ui.tsx'
 
-export function EditDialog<Row>({
+/** What the form is given: the row being edited, or `null` for a new one. */
+type Shown<Editing> = Editing extends 'new' ? null : Editing
+
+export function EditDialog<Editing>({
   editing,
   title,
   onClose,
   wide,
   children,
 }: {
-  editing: Row | 'new' | null
-  /** The title for a row, or for a new one (`null`). */
-  title: (row: Row | null) => string
+  /** The row being edited, `'new'` for a new one, `null` while closed. */
+  editing: Editing | null
+  title: (row: Shown<Editing>) => string
   onClose: () => void
   wide?: boolean
-  /** The form for a row, or for a new one (`null`). */
-  children: (row: Row | null) => ComponentChildren
+  children: (row: Shown<Editing>) => ComponentChildren
 }) {
-  const row = editing === 'new' ? null : editing
+  const row = (editing === 'new' ? null : editing) as Shown<Editing>
   return (
     <Dialog title={editing === null ? '' : title(row)} open={editing !== null} onClose={onClose} wide={wide}>
       {editing !== null && children(row)}

@@ -12,9 +12,24 @@ export interface SortOption<S extends string = string> {
 }
 
 /** The query string's list state and its setters; `query`/`setQuery` for the screen's own filters. */
-export function useList<S extends string>(sorts: readonly SortOption<S>[], defaultSort: S) {
+export interface ListState<S extends string> {
+  query: URLSearchParams
+  setQuery: ReturnType<typeof useQuery>[1]
+  page: number
+  search: string
+  sort: S
+  setSearch: (search: string) => void
+  setFilter: (key: string, value: string) => void
+  setSort: (value: string) => void
+  setPage: (next: number) => void
+}
+
+/** A list with these sort options and default; without them, a list that is not sorted. */
+export function useList<S extends string>(sorts: readonly SortOption<S>[], defaultSort: S): ListState<S>
+export function useList(): ListState<''>
+export function useList(sorts: readonly SortOption[] = [], defaultSort = ''): ListState<string> {
   const [query, setQuery] = useQuery()
-  const sort: S = sorts.find((s) => s.value === query.get('sort'))?.value ?? defaultSort
+  const sort = sorts.find((s) => s.value === query.get('sort'))?.value ?? defaultSort
   return {
     query,
     setQuery,

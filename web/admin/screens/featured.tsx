@@ -6,10 +6,12 @@
 import { useState } from 'preact/hooks'
 import type { paths } from '../../../packages/client/src/generated/directory.ts'
 import { messageOf, unwrap } from '../../shared/api.ts'
+import { EditDialog } from '../../shared/edit-dialog.tsx'
 import { useSubmit } from '../../shared/form.ts'
+import { useList } from '../../shared/list.ts'
 import { Page } from '../../shared/page.tsx'
 import { useResource } from '../../shared/resource.ts'
-import { useQuery } from '../../shared/router.tsx'
+import { useRowAction } from '../../shared/row-action.ts'
 import { type Column, DataTable } from '../../shared/table.tsx'
 import {
   Button,
@@ -18,14 +20,13 @@ import {
   formatDate,
   Notice,
   Pager,
-  Select,
   TextArea,
   TextField,
-  useConfirm,
   useToast,
 } from '../../shared/ui.tsx'
+import { ActiveFilter, isActiveParam } from '../active.tsx'
 import { type AdminItem, type Answer, api } from '../api.ts'
-import { ItemPicker } from './collection.tsx'
+import { ItemPicker } from '../item-picker.tsx'
 import './catalog.css'
 
 type Entry = Answer<'/api/admin/featured-items'>['data'][number]
@@ -76,11 +77,10 @@ const FIELDS = [
 ]
 
 export default function Featured() {
-  const [query, setQuery] = useQuery()
-  const toast = useToast()
-  const confirm = useConfirm()
+  const { query, page, setFilter, setPage } = useList()
   const active = query.get('active') ?? ''
-  const page = Math.max(1, Number(query.get('page')) || 1)
+  const toast = useToast()
+  const act = useRowAction()
   const [adding, setAdding] = useState(false)
   const [editing, setEditing] = useState<Entry | null>(null)
 
@@ -93,7 +93,7 @@ export default function Featured() {
             query: {
               page,
               limit: PAGE_SIZE,
-              ...(active === 'true' || active === 'false' ? { isActive: active } : {}),
+              ...isActiveParam(active),
             },
           },
         }),
@@ -107,32 +107,31 @@ export default function Featured() {
     await list.reload()
   }
 
-  const setActive = async (entry: Entry, isActive: boolean) => {
-    try {
-      await unwrap(
-        api.PUT('/api/admin/featured-items/{id}', { params: { path: { id: entry.id } }, body: { isActive } }),
-      )
-      await changed(`“${entry.itemName}” ${isActive ? 'activated' : 'deactivated'}`)
-    } catch (error) {
-      toast.failed(error)
-    }
-  }
-
-  const remove = async (entry: Entry) => {
-    const sure = await confirm({
-      title: 'Remove from the featured shelf?',
-      message: `“${entry.itemName}” leaves the shelf for good; the item itself stays in the directory.`,
-      confirmLabel: 'Remove',
-      danger: true,
+  const setActive = (entry: Entry, isActive: boolean) =>
+    act({
+      run: () =>
+        unwrap(
+          api.PUT('/api/admin/featured-items/{id}', {
+            params: { path: { id: entry.id } },
+            body: { isActive },
+          }),
+        ),
+      done: `“${entry.itemName}” ${isActive ? 'activated' : 'deactivated'}`,
+      reload: list.reload,
     })
-    if (!sure) return
-    try {
-      await unwrap(api.DELETE('/api/admin/featured-items/{id}', { params: { path: { id: entry.id } } }))
-      await changed(`“${entry.itemName}” removed from the shelf`)
-    } catch (error) {
-      toast.failed(error)
-    }
-  }
+
+  const remove = (entry: Entry) =>
+    act({
+      ask: {
+        title: 'Remove from the featured shelf?',
+        message: `“${entry.itemName}” leaves the shelf for good; the item itself stays in the directory.`,
+        confirmLabel: 'Remove',
+        danger: true,
+      },
+      run: () => unwrap(api.DELETE('/api/admin/featured-items/{id}', { params: { path: { id: entry.id } } })),
+      done: `“${entry.itemName}” removed from the shelf`,
+      reload: list.reload,
+    })
 
   const columns: Column<Entry>[] = [
     { header: 'Order', class: 'catalog-position', cell: (e) => e.featuredOrder },
@@ -196,16 +195,7 @@ export default function Featured() {
         first.
       </p>
       <div class="toolbar">
-        <Select
-          label="State"
-          value={active}
-          onValue={(value) => setQuery({ active: value, page: undefined })}
-          options={[
-            { value: '', label: 'Active or not' },
-            { value: 'true', label: 'Active' },
-            { value: 'false', label: 'Inactive' },
-          ]}
-        />
+        <ActiveFilter value={active} onValue={(value) => setFilter('active', value)} />
       </div>
       {list.error !== undefined && <Notice kind="error">{messageOf(list.error)}</Notice>}
       <DataTable
@@ -221,7 +211,7 @@ export default function Featured() {
           page={page}
           totalPages={list.data.meta.totalPages}
           total={list.data.meta.total}
-          onPage={(next) => setQuery({ page: next === 1 ? undefined : next }, { push: true })}
+          onPage={setPage}
         />
       )}
       <Dialog title="Feature an item" open={adding} onClose={() => setAdding(false)} wide>
@@ -235,15 +225,15 @@ export default function Featured() {
           />
         )}
       </Dialog>
-      <Dialog
-        title={`Edit “${editing?.itemName ?? ''}”`}
-        open={editing !== null}
+      <EditDialog
+        editing={editing}
+        title={(entry) => `Edit “${entry.itemName}”`}
         onClose={() => setEditing(null)}
         wide
       >
-        {editing && (
+        {(entry) => (
           <EditForm
-            entry={editing}
+            entry={entry}
             onCancel={() => setEditing(null)}
             onSaved={async (message) => {
               setEditing(null)
@@ -251,7 +241,7 @@ export default function Featured() {
             }}
           />
         )}
-      </Dialog>
+      </EditDialog>
     </Page>
   )
 }

@@ -22,8 +22,9 @@ import {
   useToast,
 } from '../../shared/ui.tsx'
 import { type AdminItem, api, type ItemStatus } from '../api.ts'
+import { ItemStatusBadge, STATUS_LABELS } from '../item-status.tsx'
 import type { ScreenProps } from '../screen.ts'
-import { RejectDialog, STATUS_LABELS } from './items.tsx'
+import { RejectDialog } from './items.tsx'
 
 interface Form {
   name: string
@@ -286,7 +287,7 @@ function ItemForm({
         {item && (
           <>
             {' · '}
-            <span class={`status status-${item.status}`}>{STATUS_LABELS[item.status]}</span>
+            <ItemStatusBadge status={item.status} />
             {item.reviewNote && <span class="muted"> · Review note: {item.reviewNote}</span>}
           </>
         )}

@@ -24,15 +24,9 @@ import {
   useToast,
 } from '../../shared/ui.tsx'
 import { type AdminItem, api, type ItemStatus } from '../api.ts'
+import { ItemStatusBadge } from '../item-status.tsx'
 
 const PAGE_SIZE = 25
-
-export const STATUS_LABELS: Record<ItemStatus, string> = {
-  draft: 'Draft',
-  pending: 'Pending',
-  published: 'Approved',
-  rejected: 'Rejected',
-}
 
 const SORTS = [
   { value: 'createdAt:desc', label: 'Newest first' },
@@ -169,7 +163,7 @@ export default function Items() {
     },
     {
       header: 'Status',
-      cell: (item) => <span class={`status status-${item.status}`}>{STATUS_LABELS[item.status]}</span>,
+      cell: (item) => <ItemStatusBadge status={item.status} />,
     },
     { header: 'Category', secondary: true, cell: (item) => item.category?.name ?? '—' },
     {
