@@ -1,4 +1,4 @@
-/** A catalog record's active state (companies, categories, collections, featured items): its badge and its filter. */
+/** A record's active state (companies, categories, collections, featured items, users, roles): its badge and filters. */
 import { Select } from '../shared/ui.tsx'
 
 /** `Active` or `Inactive`, as a status badge. */
@@ -27,4 +27,20 @@ export function ActiveFilter({ value, onValue }: { value: string; onValue: (valu
 /** The query string's `active` as the API's `isActive` filter (left out unless `true` or `false`). */
 export function isActiveParam(active: string): { isActive?: 'true' | 'false' } {
   return active === 'true' || active === 'false' ? { isActive: active } : {}
+}
+
+/** The `Status` select of a list of users or roles: `active`, `inactive` or any (empty). */
+export function StatusFilter({ value, onValue }: { value: string; onValue: (value: string) => void }) {
+  return (
+    <Select
+      label="Status"
+      value={value}
+      onValue={onValue}
+      options={[
+        { value: '', label: 'Any status' },
+        { value: 'active', label: 'Active' },
+        { value: 'inactive', label: 'Inactive' },
+      ]}
+    />
+  )
 }

@@ -5,8 +5,8 @@ import { useConfirm, useToast } from './ui.tsx'
 export type Question = Parameters<ReturnType<typeof useConfirm>>[0]
 
 export interface RowAction {
-  /** Asked first; nothing happens unless confirmed. */
-  ask?: Question
+  /** Asked first, when given; nothing happens unless confirmed. */
+  ask?: Question | undefined
   /** The API call. */
   run: () => Promise<unknown>
   /** What the success toast says. */

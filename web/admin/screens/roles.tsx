@@ -5,10 +5,13 @@
  */
 import { useEffect, useState } from 'preact/hooks'
 import { unwrap } from '../../shared/api.ts'
+import { useFields } from '../../shared/fields.ts'
+import { Figure } from '../../shared/figures.tsx'
 import { useSubmit } from '../../shared/form.ts'
+import { sortParams, useList } from '../../shared/list.ts'
 import { Page } from '../../shared/page.tsx'
 import { useResource } from '../../shared/resource.ts'
-import { useQuery } from '../../shared/router.tsx'
+import { useRowAction } from '../../shared/row-action.ts'
 import { type Column, DataTable } from '../../shared/table.tsx'
 import {
   Button,
@@ -21,9 +24,9 @@ import {
   Select,
   TextArea,
   TextField,
-  useConfirm,
   useToast,
 } from '../../shared/ui.tsx'
+import { ActiveStatus, StatusFilter } from '../active.tsx'
 import { type Answer, api } from '../api.ts'
 import './people.css'
 
@@ -58,8 +61,6 @@ const AREA_LABELS: Record<string, string> = {
   geocode: 'Geocoding',
 }
 
-const STATUS_LABELS: Record<RoleStatus, string> = { active: 'Active', inactive: 'Inactive' }
-
 const SORTS = [
   { value: '', label: 'Name A–Z' },
   { value: 'name:desc', label: 'Name Z–A' },
@@ -67,17 +68,14 @@ const SORTS = [
   { value: 'created_at:desc', label: 'Newest first' },
   { value: 'created_at:asc', label: 'Oldest first' },
 ] as const
-type SortBy = 'name' | 'id' | 'created_at'
 
 export default function Roles() {
-  const [query, setQuery] = useQuery()
-  const toast = useToast()
-  const confirm = useConfirm()
+  const { query, page, sort, setFilter, setSort, setPage } = useList(SORTS, '')
+  const [sortBy, sortOrder] = sortParams(sort || 'name:asc')
   const statusParam = query.get('status')
   const status = statusParam === 'active' || statusParam === 'inactive' ? statusParam : undefined
-  const sort = SORTS.some((s) => s.value === query.get('sort')) ? (query.get('sort') ?? '') : ''
-  const [sortBy, sortOrder] = (sort || 'name:asc').split(':') as [SortBy, 'asc' | 'desc']
-  const page = Math.max(1, Number(query.get('page')) || 1)
+  const toast = useToast()
+  const act = useRowAction()
   // Each opening of a dialog gets a fresh form; closing keeps the dialog, so focus goes back where it was.
   const [editing, setEditing] = useState<Role | 'new' | null>(null)
   const [granting, setGranting] = useState<Role | null>(null)
@@ -101,47 +99,46 @@ export default function Roles() {
     await list.reload()
   }
 
-  const setActive = async (role: Role, active: boolean) => {
-    if (!active) {
-      const sure = await confirm({
-        title: 'Deactivate this role?',
-        message: `“${role.name}” will be kept but marked inactive. Its users keep it until it is deleted.`,
-        confirmLabel: 'Deactivate',
-        danger: true,
-      })
-      if (!sure) return
-    }
-    try {
-      if (active)
-        await unwrap(
-          api.PUT('/api/admin/roles/{id}', { params: { path: { id: role.id } }, body: { status: 'active' } }),
-        )
-      else await unwrap(api.DELETE('/api/admin/roles/{id}', { params: { path: { id: role.id } } }))
-      await changed(`“${role.name}” ${active ? 'activated' : 'deactivated'}`)
-    } catch (error) {
-      toast.failed(error)
-    }
-  }
-
-  const remove = async (role: Role) => {
-    const sure = await confirm({
-      title: 'Delete this role for good?',
-      message: `“${role.name}” will be deleted, and every user who has it will be left without a role.`,
-      confirmLabel: 'Delete',
-      danger: true,
+  const setActive = (role: Role, active: boolean) =>
+    act({
+      ask: active
+        ? undefined
+        : {
+            title: 'Deactivate this role?',
+            message: `“${role.name}” will be kept but marked inactive. Its users keep it until it is deleted.`,
+            confirmLabel: 'Deactivate',
+            danger: true,
+          },
+      run: () =>
+        active
+          ? unwrap(
+              api.PUT('/api/admin/roles/{id}', {
+                params: { path: { id: role.id } },
+                body: { status: 'active' },
+              }),
+            )
+          : unwrap(api.DELETE('/api/admin/roles/{id}', { params: { path: { id: role.id } } })),
+      done: `“${role.name}” ${active ? 'activated' : 'deactivated'}`,
+      reload: list.reload,
     })
-    if (!sure) return
-    try {
-      await unwrap(
-        api.DELETE('/api/admin/roles/{id}', {
-          params: { path: { id: role.id }, query: { hard: true } },
-        }),
-      )
-      await changed(`“${role.name}” deleted`)
-    } catch (error) {
-      toast.failed(error)
-    }
-  }
+
+  const remove = (role: Role) =>
+    act({
+      ask: {
+        title: 'Delete this role for good?',
+        message: `“${role.name}” will be deleted, and every user who has it will be left without a role.`,
+        confirmLabel: 'Delete',
+        danger: true,
+      },
+      run: () =>
+        unwrap(
+          api.DELETE('/api/admin/roles/{id}', {
+            params: { path: { id: role.id }, query: { hard: true } },
+          }),
+        ),
+      done: `“${role.name}” deleted`,
+      reload: list.reload,
+    })
 
   const columns: Column<Role>[] = [
     {
@@ -157,7 +154,7 @@ export default function Roles() {
     { header: 'Description', secondary: true, cell: (role) => role.description || '—' },
     {
       header: 'Status',
-      cell: (role) => <span class={`status status-${role.status}`}>{STATUS_LABELS[role.status]}</span>,
+      cell: (role) => <ActiveStatus active={role.status === 'active'} />,
     },
     {
       header: 'Permissions',
@@ -224,41 +221,15 @@ export default function Roles() {
     >
       {figures && (
         <section class="figures" aria-label="Role figures">
-          <div class="figure">
-            <span class="figure-value">{figures.total}</span>
-            <span class="figure-label">Roles</span>
-          </div>
-          <div class="figure">
-            <span class="figure-value">{figures.active}</span>
-            <span class="figure-label">Active</span>
-          </div>
-          <div class="figure">
-            <span class="figure-value">{figures.inactive}</span>
-            <span class="figure-label">Inactive</span>
-          </div>
-          <div class="figure">
-            <span class="figure-value">{figures.averagePermissions}</span>
-            <span class="figure-label">Permissions per role</span>
-          </div>
+          <Figure value={figures.total} label="Roles" />
+          <Figure value={figures.active} label="Active" />
+          <Figure value={figures.inactive} label="Inactive" />
+          <Figure value={figures.averagePermissions} label="Permissions per role" />
         </section>
       )}
       <div class="toolbar">
-        <Select
-          label="Status"
-          value={status ?? ''}
-          onValue={(value) => setQuery({ status: value, page: undefined })}
-          options={[
-            { value: '', label: 'Any status' },
-            { value: 'active', label: 'Active' },
-            { value: 'inactive', label: 'Inactive' },
-          ]}
-        />
-        <Select
-          label="Sort"
-          value={sort}
-          onValue={(value) => setQuery({ sort: value, page: undefined })}
-          options={SORTS}
-        />
+        <StatusFilter value={status ?? ''} onValue={(value) => setFilter('status', value)} />
+        <Select label="Sort" value={sort} onValue={setSort} options={SORTS} />
       </div>
       {list.error !== undefined && <Notice kind="error">{(list.error as Error).message}</Notice>}
       <DataTable
@@ -270,12 +241,7 @@ export default function Roles() {
         empty={status ? 'No role has this status.' : 'No roles yet.'}
       />
       {list.data && (
-        <Pager
-          page={page}
-          totalPages={list.data.totalPages}
-          total={list.data.total}
-          onPage={(next) => setQuery({ page: next === 1 ? undefined : next }, { push: true })}
-        />
+        <Pager page={page} totalPages={list.data.totalPages} total={list.data.total} onPage={setPage} />
       )}
       <RoleDialog
         key={`role-${opened}`}
@@ -316,16 +282,12 @@ function RoleDialog({
   onSaved: (message: string) => Promise<void>
 }) {
   const existing = role !== null && role !== 'new' ? role : undefined
-  const [form, setForm] = useState<Form>({
+  const [form, set] = useFields<Form>({
     name: existing?.name ?? '',
     description: existing?.description ?? '',
     status: existing?.status ?? 'active',
     isAdmin: existing?.isAdmin ?? false,
   })
-  const set =
-    <K extends keyof Form>(key: K) =>
-    (value: Form[K]) =>
-      setForm((current) => ({ ...current, [key]: value }))
   const save = useSubmit(async () => {
     const body = {
       name: form.name.trim(),

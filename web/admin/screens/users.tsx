@@ -5,10 +5,13 @@
  */
 import { useEffect, useState } from 'preact/hooks'
 import { unwrap } from '../../shared/api.ts'
+import { orNull, useFields } from '../../shared/fields.ts'
+import { Figure } from '../../shared/figures.tsx'
 import { useSubmit } from '../../shared/form.ts'
+import { sortParams, useList } from '../../shared/list.ts'
 import { Page } from '../../shared/page.tsx'
 import { useResource } from '../../shared/resource.ts'
-import { useQuery } from '../../shared/router.tsx'
+import { useRowAction } from '../../shared/row-action.ts'
 import { type Column, DataTable } from '../../shared/table.tsx'
 import {
   Button,
@@ -19,9 +22,9 @@ import {
   SearchBox,
   Select,
   TextField,
-  useConfirm,
   useToast,
 } from '../../shared/ui.tsx'
+import { ActiveStatus, StatusFilter } from '../active.tsx'
 import { type Answer, api } from '../api.ts'
 import { useUser } from '../session.tsx'
 import './people.css'
@@ -32,8 +35,6 @@ type Role = Answer<'/api/admin/roles'>['roles'][number]
 
 const PAGE_SIZE = 25
 
-const STATUS_LABELS: Record<UserStatus, string> = { active: 'Active', inactive: 'Inactive' }
-
 const SORTS = [
   { value: '', label: 'Name A–Z' },
   { value: 'name:desc', label: 'Name Z–A' },
@@ -43,7 +44,6 @@ const SORTS = [
   { value: 'created_at:desc', label: 'Newest first' },
   { value: 'created_at:asc', label: 'Oldest first' },
 ] as const
-type SortBy = 'name' | 'username' | 'email' | 'role' | 'created_at'
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 const USERNAME_ON_CREATE = /^[a-zA-Z0-9_-]{3,30}$/
@@ -52,17 +52,14 @@ const USERNAME_ON_UPDATE = /^[a-zA-Z0-9_-]{3,50}$/
 const nameOf = (user: User) => user.name ?? user.username
 
 export default function Users() {
-  const [query, setQuery] = useQuery()
-  const toast = useToast()
-  const confirm = useConfirm()
-  const me = useUser()
-  const search = query.get('search') ?? ''
+  const { query, page, search, sort, setSearch, setFilter, setSort, setPage } = useList(SORTS, '')
+  const [sortBy, sortOrder] = sortParams(sort || 'name:asc')
   const role = query.get('role') ?? ''
   const statusParam = query.get('status')
   const status = statusParam === 'active' || statusParam === 'inactive' ? statusParam : undefined
-  const sort = SORTS.some((s) => s.value === query.get('sort')) ? (query.get('sort') ?? '') : ''
-  const [sortBy, sortOrder] = (sort || 'name:asc').split(':') as [SortBy, 'asc' | 'desc']
-  const page = Math.max(1, Number(query.get('page')) || 1)
+  const toast = useToast()
+  const act = useRowAction()
+  const me = useUser()
   // null: closed; 'new': creating; a user: editing them.
   const [editing, setEditing] = useState<User | 'new' | null>(null)
   // Each opening gets a fresh form; closing keeps the dialog, so focus goes back where it was.
@@ -110,21 +107,18 @@ export default function Users() {
     await list.reload()
   }
 
-  const remove = async (user: User) => {
-    const sure = await confirm({
-      title: 'Delete this user?',
-      message: `“${nameOf(user)}” (${user.email}) will be deleted for good, with their client profile and sessions.`,
-      confirmLabel: 'Delete',
-      danger: true,
+  const remove = (user: User) =>
+    act({
+      ask: {
+        title: 'Delete this user?',
+        message: `“${nameOf(user)}” (${user.email}) will be deleted for good, with their client profile and sessions.`,
+        confirmLabel: 'Delete',
+        danger: true,
+      },
+      run: () => unwrap(api.DELETE('/api/admin/users/{id}', { params: { path: { id: user.id } } })),
+      done: `“${nameOf(user)}” deleted`,
+      reload: list.reload,
     })
-    if (!sure) return
-    try {
-      await unwrap(api.DELETE('/api/admin/users/{id}', { params: { path: { id: user.id } } }))
-      await changed(`“${nameOf(user)}” deleted`)
-    } catch (error) {
-      toast.failed(error)
-    }
-  }
 
   const columns: Column<User>[] = [
     {
@@ -141,7 +135,7 @@ export default function Users() {
     { header: 'Role', cell: (user) => roleName(user.role) },
     {
       header: 'Status',
-      cell: (user) => <span class={`status status-${user.status}`}>{STATUS_LABELS[user.status]}</span>,
+      cell: (user) => <ActiveStatus active={user.status === 'active'} />,
     },
     { header: 'Last sign-in', secondary: true, cell: (user) => formatDate(user.last_login, true) },
     { header: 'Created', secondary: true, cell: (user) => formatDate(user.created_at) },
@@ -175,38 +169,19 @@ export default function Users() {
     >
       {figures && (
         <section class="figures" aria-label="User figures">
-          <div class="figure">
-            <span class="figure-value">{figures.totalUsers}</span>
-            <span class="figure-label">Users</span>
-          </div>
-          <div class="figure">
-            <span class="figure-value">{figures.activeUsers}</span>
-            <span class="figure-label">Active</span>
-          </div>
-          <div class="figure">
-            <span class="figure-value">{figures.inactiveUsers}</span>
-            <span class="figure-label">Inactive</span>
-          </div>
-          <div class="figure">
-            <span class="figure-value">{figures.recentRegistrations}</span>
-            <span class="figure-label">New in the last 30 days</span>
-          </div>
-          <div class="figure">
-            <span class="figure-value">{figures.averageLoginFrequency}</span>
-            <span class="figure-label">Sign-ins per user</span>
-          </div>
+          <Figure value={figures.totalUsers} label="Users" />
+          <Figure value={figures.activeUsers} label="Active" />
+          <Figure value={figures.inactiveUsers} label="Inactive" />
+          <Figure value={figures.recentRegistrations} label="New in the last 30 days" />
+          <Figure value={figures.averageLoginFrequency} label="Sign-ins per user" />
         </section>
       )}
       <div class="toolbar">
-        <SearchBox
-          value={search}
-          placeholder="Name, username or email"
-          onSearch={(value) => setQuery({ search: value, page: undefined })}
-        />
+        <SearchBox value={search} placeholder="Name, username or email" onSearch={setSearch} />
         <Select
           label="Role"
           value={role}
-          onValue={(value) => setQuery({ role: value, page: undefined })}
+          onValue={(value) => setFilter('role', value)}
           options={[
             { value: '', label: 'Any role' },
             ...roleList.map((r) => {
@@ -216,22 +191,8 @@ export default function Users() {
             ...(role && !roleList.some((r) => r.id === role) ? [{ value: role, label: role }] : []),
           ]}
         />
-        <Select
-          label="Status"
-          value={status ?? ''}
-          onValue={(value) => setQuery({ status: value, page: undefined })}
-          options={[
-            { value: '', label: 'Any status' },
-            { value: 'active', label: 'Active' },
-            { value: 'inactive', label: 'Inactive' },
-          ]}
-        />
-        <Select
-          label="Sort"
-          value={sort}
-          onValue={(value) => setQuery({ sort: value, page: undefined })}
-          options={SORTS}
-        />
+        <StatusFilter value={status ?? ''} onValue={(value) => setFilter('status', value)} />
+        <Select label="Sort" value={sort} onValue={setSort} options={SORTS} />
       </div>
       {list.error !== undefined && <Notice kind="error">{(list.error as Error).message}</Notice>}
       <DataTable
@@ -243,12 +204,7 @@ export default function Users() {
         empty={search || role || status ? 'No user matches these filters.' : 'No users yet.'}
       />
       {list.data && (
-        <Pager
-          page={page}
-          totalPages={list.data.totalPages}
-          total={list.data.total}
-          onPage={(next) => setQuery({ page: next === 1 ? undefined : next }, { push: true })}
-        />
+        <Pager page={page} totalPages={list.data.totalPages} total={list.data.total} onPage={setPage} />
       )}
       <UserDialog
         key={opened}
@@ -336,7 +292,7 @@ function UserDialog({
   onSaved: (message: string) => Promise<void>
 }) {
   const existing = user !== null && user !== 'new' ? user : undefined
-  const [form, setForm] = useState<Form>({
+  const [form, set] = useFields<Form>({
     name: existing?.name ?? '',
     username: existing?.username ?? '',
     email: existing?.email ?? '',
@@ -346,10 +302,6 @@ function UserDialog({
     avatar: existing?.avatar ?? '',
     status: existing?.status ?? 'active',
   })
-  const set =
-    <K extends keyof Form>(key: K) =>
-    (value: Form[K]) =>
-      setForm((current) => ({ ...current, [key]: value }))
   const emailTaken = useTaken(
     'email',
     form.email,
@@ -368,7 +320,6 @@ function UserDialog({
   const save = useSubmit(async () => {
     const trimmed = (value: string) => value.trim()
     if (existing) {
-      const orNull = (value: string) => (value.trim() === '' ? null : value.trim())
       // Only what changed is sent: the API changes the given fields and leaves the rest.
       const body = {
         ...(trimmed(form.name) !== (existing.name ?? '') ? { name: trimmed(form.name) } : {}),
