@@ -3,36 +3,28 @@
  * username, job, company, bio, status, plan, account type), the moderation taken on them through reports,
  * and deleting the profile.
  */
-import { useState } from 'preact/hooks'
 import { ApiError, unwrap } from '../../shared/api.ts'
+import { orNull, useFields } from '../../shared/fields.ts'
 import { useSubmit } from '../../shared/form.ts'
 import { Page } from '../../shared/page.tsx'
 import { useResource } from '../../shared/resource.ts'
 import { Link, navigate } from '../../shared/router.tsx'
-import {
-  Button,
-  formatDate,
-  Loading,
-  Notice,
-  Select,
-  TextArea,
-  TextField,
-  useConfirm,
-  useToast,
-} from '../../shared/ui.tsx'
+import { useRowAction } from '../../shared/row-action.ts'
+import { Button, formatDate, Loading, Notice, TextArea, TextField, useToast } from '../../shared/ui.tsx'
 import { api } from '../api.ts'
-import type { ScreenProps } from '../screen.ts'
 import {
   ACCOUNT_TYPE_LABELS,
   type AccountType,
-  CLIENT_STATUS_LABELS,
   type Client,
+  ClientChoices,
   type ClientPlan,
   type ClientStatus,
+  ClientStatusBadge,
+  deleteClient,
   onItsField,
-  optionsOf,
   PLAN_LABELS,
-} from './clients.tsx'
+} from '../client-profile.tsx'
+import type { ScreenProps } from '../screen.ts'
 import './people.css'
 
 interface Form {
@@ -93,15 +85,10 @@ export default function ClientScreen({ params }: ScreenProps) {
 
 function ClientDetail({ client, onSaved }: { client: Client; onSaved: () => Promise<void> }) {
   const toast = useToast()
-  const confirm = useConfirm()
-  const [form, setForm] = useState<Form>(formOf(client))
-  const set =
-    <K extends keyof Form>(key: K) =>
-    (value: Form[K]) =>
-      setForm((current) => ({ ...current, [key]: value }))
+  const act = useRowAction()
+  const [form, set] = useFields<Form>(formOf(client))
 
   const save = useSubmit(async () => {
-    const orNull = (value: string) => (value.trim() === '' ? null : value.trim())
     await unwrap(
       api.PUT('/api/admin/clients/{clientId}', {
         params: { path: { clientId: client.id } },
@@ -122,22 +109,7 @@ function ClientDetail({ client, onSaved }: { client: Client; onSaved: () => Prom
   }, FIELDS)
   const f = save.fields
 
-  const remove = async () => {
-    const sure = await confirm({
-      title: 'Delete this client?',
-      message: `The client profile of “${client.displayName}” will be deleted for good. Their sign-in account stays.`,
-      confirmLabel: 'Delete',
-      danger: true,
-    })
-    if (!sure) return
-    try {
-      await unwrap(api.DELETE('/api/admin/clients/{clientId}', { params: { path: { clientId: client.id } } }))
-      toast('success', `“${client.displayName}” deleted`)
-      navigate('/clients')
-    } catch (error) {
-      toast.failed(error)
-    }
-  }
+  const remove = () => act({ ...deleteClient(client), reload: async () => navigate('/clients') })
 
   const yesNo = (value: boolean) => (value ? 'Yes' : 'No')
   const facts: [string, string][] = [
@@ -167,7 +139,7 @@ function ClientDetail({ client, onSaved }: { client: Client; onSaved: () => Prom
       <p>
         <Link href="/clients">← All clients</Link>
         {' · '}
-        <span class={`status status-${client.status}`}>{CLIENT_STATUS_LABELS[client.status]}</span>
+        <ClientStatusBadge status={client.status} />
         <span class="pill">{PLAN_LABELS[client.plan]}</span>
         <span class="pill">{ACCOUNT_TYPE_LABELS[client.accountType]}</span>
       </p>
@@ -231,26 +203,10 @@ function ClientDetail({ client, onSaved }: { client: Client; onSaved: () => Prom
           />
         </div>
         <div class="grid-3">
-          <Select
-            label="Status"
-            value={form.status}
-            onValue={(value) => set('status')(value as ClientStatus)}
-            error={f.status}
-            options={optionsOf(CLIENT_STATUS_LABELS)}
-          />
-          <Select
-            label="Plan"
-            value={form.plan}
-            onValue={(value) => set('plan')(value as ClientPlan)}
-            error={f.plan}
-            options={optionsOf(PLAN_LABELS)}
-          />
-          <Select
-            label="Account type"
-            value={form.accountType}
-            onValue={(value) => set('accountType')(value as AccountType)}
-            error={f.accountType}
-            options={optionsOf(ACCOUNT_TYPE_LABELS)}
+          <ClientChoices
+            values={form}
+            onValue={(choice, value) => set(choice)(value as Form[typeof choice])}
+            errors={f}
           />
         </div>
         <TextArea label="Bio" value={form.bio} onValue={set('bio')} error={f.bio} maxLength={2000} />

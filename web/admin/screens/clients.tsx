@@ -9,10 +9,14 @@
  */
 import { useState } from 'preact/hooks'
 import { ApiError, unwrap } from '../../shared/api.ts'
+import { useFields } from '../../shared/fields.ts'
+import { Figure } from '../../shared/figures.tsx'
 import { useSubmit } from '../../shared/form.ts'
+import { sortParams, useList } from '../../shared/list.ts'
 import { Page } from '../../shared/page.tsx'
 import { useResource } from '../../shared/resource.ts'
-import { Link, useQuery } from '../../shared/router.tsx'
+import { Link } from '../../shared/router.tsx'
+import { useRowAction } from '../../shared/row-action.ts'
 import { type Column, DataTable } from '../../shared/table.tsx'
 import {
   Button,
@@ -29,33 +33,23 @@ import {
   useConfirm,
   useToast,
 } from '../../shared/ui.tsx'
-import { type Answer, api } from '../api.ts'
+import { api } from '../api.ts'
+import {
+  ACCOUNT_TYPE_LABELS,
+  type AccountType,
+  CLIENT_STATUS_LABELS,
+  type Client,
+  type ClientChoice,
+  ClientChoices,
+  type ClientPlan,
+  type ClientStatus,
+  ClientStatusBadge,
+  deleteClient,
+  onItsField,
+  optionsOf,
+  PLAN_LABELS,
+} from '../client-profile.tsx'
 import './people.css'
-
-export type Client = Answer<'/api/admin/clients'>['data']['clients'][number]
-export type ClientStatus = Client['status']
-export type ClientPlan = Client['plan']
-export type AccountType = Client['accountType']
-
-export const CLIENT_STATUS_LABELS: Record<ClientStatus, string> = {
-  active: 'Active',
-  trial: 'Trial',
-  inactive: 'Inactive',
-  suspended: 'Suspended',
-}
-export const PLAN_LABELS: Record<ClientPlan, string> = {
-  free: 'Free',
-  standard: 'Standard',
-  premium: 'Premium',
-}
-export const ACCOUNT_TYPE_LABELS: Record<AccountType, string> = {
-  individual: 'Individual',
-  business: 'Business',
-  enterprise: 'Enterprise',
-}
-
-export const optionsOf = <K extends string>(labels: Record<K, string>): Option[] =>
-  (Object.entries(labels) as [K, string][]).map(([value, label]) => ({ value, label }))
 
 const pick = <K extends string>(labels: Record<K, string>, value: string | null): K | undefined =>
   value !== null && Object.hasOwn(labels, value) ? (value as K) : undefined
@@ -72,7 +66,6 @@ const SORTS = [
   { value: 'company:asc', label: 'Company A–Z' },
   { value: 'totalSubmissions:desc', label: 'Most submissions' },
 ] as const
-type SortBy = 'createdAt' | 'updatedAt' | 'name' | 'email' | 'company' | 'totalSubmissions'
 
 /** The advanced search's criteria, by their query-string (and API) names. */
 const ADVANCED_TEXT = [
@@ -128,18 +121,16 @@ function bulkFailures(
 }
 
 export default function Clients() {
-  const [query, setQuery] = useQuery()
+  const { query, setQuery, page, search, sort, setSearch, setFilter, setSort, setPage } = useList(SORTS, '')
   const toast = useToast()
   const confirm = useConfirm()
-  const search = query.get('search') ?? ''
+  const act = useRowAction()
   const status = pick(CLIENT_STATUS_LABELS, query.get('status'))
   const plan = pick(PLAN_LABELS, query.get('plan'))
   const accountType = pick(ACCOUNT_TYPE_LABELS, query.get('accountType'))
   const provider = query.get('provider') ?? ''
   const createdAfter = DATE.test(query.get('createdAfter') ?? '') ? (query.get('createdAfter') ?? '') : ''
   const createdBefore = DATE.test(query.get('createdBefore') ?? '') ? (query.get('createdBefore') ?? '') : ''
-  const sort = SORTS.some((s) => s.value === query.get('sort')) ? (query.get('sort') ?? '') : ''
-  const page = Math.max(1, Number(query.get('page')) || 1)
   const advanced = Object.fromEntries(ADVANCED_KEYS.map((key) => [key, query.get(key) ?? ''])) as Record<
     AdvancedKey,
     string
@@ -166,7 +157,7 @@ export default function Clients() {
         createdBefore: createdBefore || undefined,
       })
       if (advancedInUse || sort) {
-        const [sortBy, sortOrder] = (sort || 'createdAt:desc').split(':') as [SortBy, 'asc' | 'desc']
+        const [sortBy, sortOrder] = sortParams(sort || 'createdAt:desc')
         const answer = await unwrap(
           api.GET('/api/admin/clients/advanced-search', {
             signal,
@@ -220,21 +211,14 @@ export default function Clients() {
     await list.reload()
   }
 
-  const remove = async (client: Client) => {
-    const sure = await confirm({
-      title: 'Delete this client?',
-      message: `The client profile of “${client.displayName}” will be deleted for good. Their sign-in account stays.`,
-      confirmLabel: 'Delete',
-      danger: true,
+  const remove = (client: Client) =>
+    act({
+      ...deleteClient(client),
+      reload: async () => {
+        setSelected(new Set())
+        await list.reload()
+      },
     })
-    if (!sure) return
-    try {
-      await unwrap(api.DELETE('/api/admin/clients/{clientId}', { params: { path: { clientId: client.id } } }))
-      await changed(`“${client.displayName}” deleted`)
-    } catch (error) {
-      toast.failed(error)
-    }
-  }
 
   const bulkDelete = async () => {
     const ids = [...selected]
@@ -268,9 +252,7 @@ export default function Clients() {
     },
     {
       header: 'Status',
-      cell: (client) => (
-        <span class={`status status-${client.status}`}>{CLIENT_STATUS_LABELS[client.status]}</span>
-      ),
+      cell: (client) => <ClientStatusBadge status={client.status} />,
     },
     { header: 'Plan', cell: (client) => PLAN_LABELS[client.plan] },
     { header: 'Account', secondary: true, cell: (client) => ACCOUNT_TYPE_LABELS[client.accountType] },
@@ -321,29 +303,25 @@ export default function Clients() {
     >
       {figures && (
         <section class="figures" aria-label="Client figures">
-          <div class="figure">
-            <span class="figure-value">{figures.overview.totalClients}</span>
-            <span class="figure-label">Clients</span>
-          </div>
-          <div class="figure">
-            <span class="figure-value">{figures.growth.newClientsThisMonth}</span>
-            <span class="figure-label">
-              New this month ({figures.growth.growthRate >= 0 ? '+' : ''}
-              {figures.growth.growthRate}% on last month)
-            </span>
-          </div>
-          <div class="figure">
-            <span class="figure-value">{figures.plans.standard + figures.plans.premium}</span>
-            <span class="figure-label">On a paid plan ({figures.plans.conversionRate}%)</span>
-          </div>
-          <div class="figure">
-            <span class="figure-value">{figures.engagement.activeThisWeek}</span>
-            <span class="figure-label">Active this week</span>
-          </div>
-          <div class="figure">
-            <span class="figure-value">{figures.engagement.totalSubmissions}</span>
-            <span class="figure-label">Submissions ({figures.engagement.averageSubmissions} per client)</span>
-          </div>
+          <Figure value={figures.overview.totalClients} label="Clients" />
+          <Figure
+            value={figures.growth.newClientsThisMonth}
+            label={
+              <>
+                New this month ({figures.growth.growthRate >= 0 ? '+' : ''}
+                {figures.growth.growthRate}% on last month)
+              </>
+            }
+          />
+          <Figure
+            value={figures.plans.standard + figures.plans.premium}
+            label={`On a paid plan (${figures.plans.conversionRate}%)`}
+          />
+          <Figure value={figures.engagement.activeThisWeek} label="Active this week" />
+          <Figure
+            value={figures.engagement.totalSubmissions}
+            label={`Submissions (${figures.engagement.averageSubmissions} per client)`}
+          />
         </section>
       )}
       <Tabs
@@ -356,27 +334,23 @@ export default function Clients() {
         }}
       />
       <div class="toolbar">
-        <SearchBox
-          value={search}
-          placeholder="Name or email"
-          onSearch={(value) => setQuery({ search: value, page: undefined })}
-        />
+        <SearchBox value={search} placeholder="Name or email" onSearch={setSearch} />
         <Select
           label="Plan"
           value={plan ?? ''}
-          onValue={(value) => setQuery({ plan: value, page: undefined })}
+          onValue={(value) => setFilter('plan', value)}
           options={[{ value: '', label: 'Any plan' }, ...optionsOf(PLAN_LABELS)]}
         />
         <Select
           label="Account type"
           value={accountType ?? ''}
-          onValue={(value) => setQuery({ accountType: value, page: undefined })}
+          onValue={(value) => setFilter('accountType', value)}
           options={[{ value: '', label: 'Any type' }, ...optionsOf(ACCOUNT_TYPE_LABELS)]}
         />
         <Select
           label="Provider"
           value={provider}
-          onValue={(value) => setQuery({ provider: value, page: undefined })}
+          onValue={(value) => setFilter('provider', value)}
           options={[
             { value: '', label: 'Any provider' },
             ...providers.map((name) => ({ value: name, label: name })),
@@ -388,7 +362,7 @@ export default function Clients() {
           value={createdAfter}
           max={createdBefore || undefined}
           error={queryErrors.createdAfter}
-          onValue={(value) => setQuery({ createdAfter: value, page: undefined })}
+          onValue={(value) => setFilter('createdAfter', value)}
         />
         <TextField
           label="Created to"
@@ -396,14 +370,9 @@ export default function Clients() {
           value={createdBefore}
           min={createdAfter || undefined}
           error={queryErrors.createdBefore}
-          onValue={(value) => setQuery({ createdBefore: value, page: undefined })}
+          onValue={(value) => setFilter('createdBefore', value)}
         />
-        <Select
-          label="Sort"
-          value={sort}
-          onValue={(value) => setQuery({ sort: value, page: undefined })}
-          options={SORTS}
-        />
+        <Select label="Sort" value={sort} onValue={setSort} options={SORTS} />
       </div>
       <AdvancedSearch
         key={advancedSignature}
@@ -445,7 +414,7 @@ export default function Clients() {
           total={list.data.meta.total}
           onPage={(next) => {
             setSelected(new Set())
-            setQuery({ page: next === 1 ? undefined : next }, { push: true })
+            setPage(next)
           }}
         />
       )}
@@ -590,19 +559,6 @@ const NEW_CLIENT: NewClient = {
   bio: '',
 }
 
-/**
- * The client routes answer a taken email or username with a 409 and no field: it is put back on its
- * field, where the admin can fix it.
- */
-export function onItsField(error: unknown): never {
-  if (error instanceof ApiError && error.status === 409) {
-    const field =
-      error.code === 'USERNAME_TAKEN' ? 'username' : error.code === 'CLIENT_EXISTS' ? 'email' : undefined
-    if (field) throw new ApiError(409, error.code, error.message, [{ field, message: error.message }])
-  }
-  throw error
-}
-
 const CLIENT_FIELDS = Object.keys(NEW_CLIENT)
 
 function CreateClient({
@@ -614,11 +570,7 @@ function CreateClient({
   onClose: () => void
   onCreated: (name: string) => Promise<void>
 }) {
-  const [form, setForm] = useState<NewClient>(NEW_CLIENT)
-  const set =
-    <K extends keyof NewClient>(key: K) =>
-    (value: NewClient[K]) =>
-      setForm((current) => ({ ...current, [key]: value }))
+  const [form, set, setForm] = useFields<NewClient>(NEW_CLIENT)
   const save = useSubmit(async () => {
     const text = (value: string) => (value.trim() === '' ? undefined : value.trim())
     const body = {
@@ -688,26 +640,10 @@ function CreateClient({
           />
         </div>
         <div class="grid-3">
-          <Select
-            label="Status"
-            value={form.status}
-            onValue={(value) => set('status')(value as ClientStatus)}
-            error={f.status}
-            options={optionsOf(CLIENT_STATUS_LABELS)}
-          />
-          <Select
-            label="Plan"
-            value={form.plan}
-            onValue={(value) => set('plan')(value as ClientPlan)}
-            error={f.plan}
-            options={optionsOf(PLAN_LABELS)}
-          />
-          <Select
-            label="Account type"
-            value={form.accountType}
-            onValue={(value) => set('accountType')(value as AccountType)}
-            error={f.accountType}
-            options={optionsOf(ACCOUNT_TYPE_LABELS)}
+          <ClientChoices
+            values={form}
+            onValue={(choice, value) => set(choice)(value as NewClient[typeof choice])}
+            errors={f}
           />
           <TextField
             label="Job title"
@@ -759,6 +695,8 @@ function CreateClient({
   )
 }
 
+const UNCHANGED: Record<ClientChoice, string> = { status: '', plan: '', accountType: '' }
+
 /** Sets the status, plan or account type of the selected clients; what is left "as it is" stays. */
 function BulkUpdate({
   clients,
@@ -772,9 +710,8 @@ function BulkUpdate({
   onUpdated: (message: string) => Promise<void>
 }) {
   const toast = useToast()
-  const [status, setStatus] = useState('')
-  const [plan, setPlan] = useState('')
-  const [accountType, setAccountType] = useState('')
+  const [choices, setChoices] = useState<Record<ClientChoice, string>>(UNCHANGED)
+  const { status, plan, accountType } = choices
   const [unchanged, setUnchanged] = useState(false)
   const save = useSubmit(async () => {
     if (!clients) return
@@ -791,9 +728,7 @@ function BulkUpdate({
       api.PUT('/api/admin/clients/bulk', { body: { clients: clients.map((id) => ({ id, ...changes })) } }),
     )
     if (answer.errors.length > 0) toast('error', bulkFailures(answer.errors, names))
-    setStatus('')
-    setPlan('')
-    setAccountType('')
+    setChoices(UNCHANGED)
     await onUpdated(answer.message)
   })
   const close = () => {
@@ -803,39 +738,19 @@ function BulkUpdate({
   }
   const size = clients?.length ?? 0
   const noun = size === 1 ? 'client' : 'clients'
-  const keep = { value: '', label: 'Leave as it is' }
   return (
     <Dialog title={`Change ${size} ${noun}`} open={clients !== null} onClose={close}>
       <form onSubmit={save.submit} noValidate aria-label={`Change ${size} ${noun}`}>
         {save.error && <Notice kind="error">{save.error}</Notice>}
         {unchanged && <Notice kind="error">Choose at least one change to make.</Notice>}
         <p>The changes below apply to every selected client; each one is changed on its own.</p>
-        <Select
-          label="Status"
-          value={status}
-          onValue={(value) => {
+        <ClientChoices
+          values={choices}
+          first={{ value: '', label: 'Leave as it is' }}
+          onValue={(choice, value) => {
             setUnchanged(false)
-            setStatus(value)
+            setChoices((current) => ({ ...current, [choice]: value }))
           }}
-          options={[keep, ...optionsOf(CLIENT_STATUS_LABELS)]}
-        />
-        <Select
-          label="Plan"
-          value={plan}
-          onValue={(value) => {
-            setUnchanged(false)
-            setPlan(value)
-          }}
-          options={[keep, ...optionsOf(PLAN_LABELS)]}
-        />
-        <Select
-          label="Account type"
-          value={accountType}
-          onValue={(value) => {
-            setUnchanged(false)
-            setAccountType(value)
-          }}
-          options={[keep, ...optionsOf(ACCOUNT_TYPE_LABELS)]}
         />
         <div class="actions">
           <Button kind="primary" type="submit" busy={save.busy}>
