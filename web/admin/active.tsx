@@ -1,4 +1,5 @@
 /** A record's active state (companies, categories, collections, featured items, users, roles): its badge and filters. */
+import { RowButton } from '../shared/row-button.tsx'
 import { Select } from '../shared/ui.tsx'
 
 /** `Active` or `Inactive`, as a status badge. */
@@ -42,5 +43,22 @@ export function StatusFilter({ value, onValue }: { value: string; onValue: (valu
         { value: 'inactive', label: 'Inactive' },
       ]}
     />
+  )
+}
+
+/** The row button that deactivates an active record (`Deactivate <name>`) or activates an inactive one. */
+export function ActiveToggle({
+  name,
+  active,
+  onChange,
+}: {
+  name: string
+  active: boolean
+  onChange: (active: boolean) => unknown
+}) {
+  return active ? (
+    <RowButton action="Deactivate" name={name} onClick={() => onChange(false)} />
+  ) : (
+    <RowButton action="Activate" name={name} onClick={() => onChange(true)} />
   )
 }

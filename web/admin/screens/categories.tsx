@@ -11,6 +11,7 @@ import { Page } from '../../shared/page.tsx'
 import { useResource } from '../../shared/resource.ts'
 import { Link } from '../../shared/router.tsx'
 import { useRowAction } from '../../shared/row-action.ts'
+import { RowButton } from '../../shared/row-button.tsx'
 import { type Column, DataTable } from '../../shared/table.tsx'
 import { Button, formatDate, Loading, Notice, Pager, Select, useToast } from '../../shared/ui.tsx'
 import { ActiveStatus } from '../active.tsx'
@@ -214,17 +215,11 @@ export default function Categories() {
                 </Button>
               </>
             )}
-            <Button aria-label={`Edit ${c.name}`} onClick={() => setEditing(c)}>
-              Edit
-            </Button>
+            <RowButton action="Edit" name={c.name} onClick={() => setEditing(c)} />
             {c.isActive && (
-              <Button kind="danger" aria-label={`Deactivate ${c.name}`} onClick={() => deactivate(c)}>
-                Deactivate
-              </Button>
+              <RowButton action="Deactivate" name={c.name} kind="danger" onClick={() => deactivate(c)} />
             )}
-            <Button kind="danger" aria-label={`Delete ${c.name}`} onClick={() => remove(c)}>
-              Delete
-            </Button>
+            <RowButton action="Delete" name={c.name} kind="danger" onClick={() => remove(c)} />
           </>
         )
       },

@@ -17,6 +17,7 @@ import { Page } from '../../shared/page.tsx'
 import { useResource } from '../../shared/resource.ts'
 import { Link } from '../../shared/router.tsx'
 import { useRowAction } from '../../shared/row-action.ts'
+import { RowButton } from '../../shared/row-button.tsx'
 import { type Column, DataTable } from '../../shared/table.tsx'
 import {
   Button,
@@ -271,9 +272,7 @@ export default function Clients() {
           >
             Edit
           </Link>
-          <Button kind="danger" onClick={() => remove(client)} aria-label={`Delete ${client.displayName}`}>
-            Delete
-          </Button>
+          <RowButton action="Delete" name={client.displayName} kind="danger" onClick={() => remove(client)} />
         </>
       ),
     },

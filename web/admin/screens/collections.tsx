@@ -12,6 +12,7 @@ import { Page } from '../../shared/page.tsx'
 import { useResource } from '../../shared/resource.ts'
 import { Link, navigate } from '../../shared/router.tsx'
 import { useRowAction } from '../../shared/row-action.ts'
+import { RowButton } from '../../shared/row-button.tsx'
 import { type Column, DataTable } from '../../shared/table.tsx'
 import {
   Button,
@@ -25,7 +26,7 @@ import {
   TextField,
   useToast,
 } from '../../shared/ui.tsx'
-import { ActiveFilter, ActiveStatus, isActiveParam } from '../active.tsx'
+import { ActiveFilter, ActiveStatus, ActiveToggle, isActiveParam } from '../active.tsx'
 import { type Answer, api } from '../api.ts'
 import './catalog.css'
 
@@ -125,18 +126,8 @@ export default function Collections() {
           >
             Items
           </Link>
-          <Button aria-label={`Edit ${c.name}`} onClick={() => setEditing(c)}>
-            Edit
-          </Button>
-          {c.isActive ? (
-            <Button aria-label={`Deactivate ${c.name}`} onClick={() => setActive(c, false)}>
-              Deactivate
-            </Button>
-          ) : (
-            <Button aria-label={`Activate ${c.name}`} onClick={() => setActive(c, true)}>
-              Activate
-            </Button>
-          )}
+          <RowButton action="Edit" name={c.name} onClick={() => setEditing(c)} />
+          <ActiveToggle name={c.name} active={c.isActive} onChange={(active) => setActive(c, active)} />
           <Button
             kind="danger"
             aria-label={`Delete ${c.name}`}

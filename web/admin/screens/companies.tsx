@@ -12,6 +12,7 @@ import { sortParams, useList } from '../../shared/list.ts'
 import { Page } from '../../shared/page.tsx'
 import { useResource } from '../../shared/resource.ts'
 import { useRowAction } from '../../shared/row-action.ts'
+import { RowButton } from '../../shared/row-button.tsx'
 import { type Column, DataTable } from '../../shared/table.tsx'
 import {
   Button,
@@ -25,7 +26,7 @@ import {
   TextField,
   useToast,
 } from '../../shared/ui.tsx'
-import { ActiveFilter, ActiveStatus, isActiveParam } from '../active.tsx'
+import { ActiveFilter, ActiveStatus, ActiveToggle, isActiveParam } from '../active.tsx'
 import { type Answer, api } from '../api.ts'
 import './catalog.css'
 
@@ -138,21 +139,9 @@ export default function Companies() {
       class: 'row-actions',
       cell: (c) => (
         <>
-          <Button aria-label={`Edit ${c.name}`} onClick={() => setEditing(c)}>
-            Edit
-          </Button>
-          {c.isActive ? (
-            <Button aria-label={`Deactivate ${c.name}`} onClick={() => setActive(c, false)}>
-              Deactivate
-            </Button>
-          ) : (
-            <Button aria-label={`Activate ${c.name}`} onClick={() => setActive(c, true)}>
-              Activate
-            </Button>
-          )}
-          <Button kind="danger" aria-label={`Delete ${c.name}`} onClick={() => remove(c)}>
-            Delete
-          </Button>
+          <RowButton action="Edit" name={c.name} onClick={() => setEditing(c)} />
+          <ActiveToggle name={c.name} active={c.isActive} onChange={(active) => setActive(c, active)} />
+          <RowButton action="Delete" name={c.name} kind="danger" onClick={() => remove(c)} />
         </>
       ),
     },

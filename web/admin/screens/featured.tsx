@@ -12,6 +12,7 @@ import { useList } from '../../shared/list.ts'
 import { Page } from '../../shared/page.tsx'
 import { useResource } from '../../shared/resource.ts'
 import { useRowAction } from '../../shared/row-action.ts'
+import { RowButton } from '../../shared/row-button.tsx'
 import { type Column, DataTable } from '../../shared/table.tsx'
 import {
   Button,
@@ -24,7 +25,7 @@ import {
   TextField,
   useToast,
 } from '../../shared/ui.tsx'
-import { ActiveFilter, isActiveParam } from '../active.tsx'
+import { ActiveFilter, ActiveToggle, isActiveParam } from '../active.tsx'
 import { type AdminItem, type Answer, api } from '../api.ts'
 import { ItemPicker } from '../item-picker.tsx'
 import './catalog.css'
@@ -161,21 +162,9 @@ export default function Featured() {
       class: 'row-actions',
       cell: (e) => (
         <>
-          <Button aria-label={`Edit ${e.itemName}`} onClick={() => setEditing(e)}>
-            Edit
-          </Button>
-          {e.isActive ? (
-            <Button aria-label={`Deactivate ${e.itemName}`} onClick={() => setActive(e, false)}>
-              Deactivate
-            </Button>
-          ) : (
-            <Button aria-label={`Activate ${e.itemName}`} onClick={() => setActive(e, true)}>
-              Activate
-            </Button>
-          )}
-          <Button kind="danger" aria-label={`Remove ${e.itemName}`} onClick={() => remove(e)}>
-            Remove
-          </Button>
+          <RowButton action="Edit" name={e.itemName} onClick={() => setEditing(e)} />
+          <ActiveToggle name={e.itemName} active={e.isActive} onChange={(active) => setActive(e, active)} />
+          <RowButton action="Remove" name={e.itemName} kind="danger" onClick={() => remove(e)} />
         </>
       ),
     },

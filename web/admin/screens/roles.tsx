@@ -12,6 +12,7 @@ import { sortParams, useList } from '../../shared/list.ts'
 import { Page } from '../../shared/page.tsx'
 import { useResource } from '../../shared/resource.ts'
 import { useRowAction } from '../../shared/row-action.ts'
+import { RowButton } from '../../shared/row-button.tsx'
 import { type Column, DataTable } from '../../shared/table.tsx'
 import {
   Button,
@@ -26,7 +27,7 @@ import {
   TextField,
   useToast,
 } from '../../shared/ui.tsx'
-import { ActiveStatus, StatusFilter } from '../active.tsx'
+import { ActiveStatus, ActiveToggle, StatusFilter } from '../active.tsx'
 import { type Answer, api } from '../api.ts'
 import './people.css'
 
@@ -184,20 +185,15 @@ export default function Roles() {
           >
             Edit
           </Button>
-          {role.id !== ADMIN_ROLE &&
-            (role.status === 'active' ? (
-              <Button onClick={() => setActive(role, false)} aria-label={`Deactivate ${role.name}`}>
-                Deactivate
-              </Button>
-            ) : (
-              <Button onClick={() => setActive(role, true)} aria-label={`Activate ${role.name}`}>
-                Activate
-              </Button>
-            ))}
+          {role.id !== ADMIN_ROLE && (
+            <ActiveToggle
+              name={role.name}
+              active={role.status === 'active'}
+              onChange={(active) => setActive(role, active)}
+            />
+          )}
           {role.id !== ADMIN_ROLE && role.id !== USER_ROLE && (
-            <Button kind="danger" onClick={() => remove(role)} aria-label={`Delete ${role.name}`}>
-              Delete
-            </Button>
+            <RowButton action="Delete" name={role.name} kind="danger" onClick={() => remove(role)} />
           )}
         </>
       ),

@@ -11,6 +11,7 @@ import { Page } from '../../shared/page.tsx'
 import { useResource } from '../../shared/resource.ts'
 import { Link } from '../../shared/router.tsx'
 import { useRowAction } from '../../shared/row-action.ts'
+import { RowButton } from '../../shared/row-button.tsx'
 import { type Column, DataTable } from '../../shared/table.tsx'
 import { Button, formatDate, Notice, Pager, SearchBox, Select, useToast } from '../../shared/ui.tsx'
 import { type Answer, api } from '../api.ts'
@@ -90,12 +91,8 @@ export default function Tags() {
       class: 'row-actions',
       cell: (tag) => (
         <>
-          <Button aria-label={`Edit ${tag.name}`} onClick={() => setEditing(tag)}>
-            Edit
-          </Button>
-          <Button kind="danger" aria-label={`Delete ${tag.name}`} onClick={() => remove(tag)}>
-            Delete
-          </Button>
+          <RowButton action="Edit" name={tag.name} onClick={() => setEditing(tag)} />
+          <RowButton action="Delete" name={tag.name} kind="danger" onClick={() => remove(tag)} />
         </>
       ),
     },

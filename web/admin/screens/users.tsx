@@ -12,6 +12,7 @@ import { sortParams, useList } from '../../shared/list.ts'
 import { Page } from '../../shared/page.tsx'
 import { useResource } from '../../shared/resource.ts'
 import { useRowAction } from '../../shared/row-action.ts'
+import { RowButton } from '../../shared/row-button.tsx'
 import { type Column, DataTable } from '../../shared/table.tsx'
 import {
   Button,
@@ -144,14 +145,10 @@ export default function Users() {
       class: 'row-actions',
       cell: (user) => (
         <>
-          <Button onClick={() => edit(user)} aria-label={`Edit ${nameOf(user)}`}>
-            Edit
-          </Button>
+          <RowButton action="Edit" name={nameOf(user)} onClick={() => edit(user)} />
           {/* The API refuses an admin's deleting their own account: the button is not offered. */}
           {user.id !== me.id && (
-            <Button kind="danger" onClick={() => remove(user)} aria-label={`Delete ${nameOf(user)}`}>
-              Delete
-            </Button>
+            <RowButton action="Delete" name={nameOf(user)} kind="danger" onClick={() => remove(user)} />
           )}
         </>
       ),
