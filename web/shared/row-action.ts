@@ -13,13 +13,15 @@ export interface RowAction {
   done: string
   /** What to load again after it succeeded. */
   reload?: () => Promise<unknown>
+  /** Load again after a refusal too (what the row shows may have changed meanwhile). */
+  reloadOnFailure?: boolean
 }
 
 /** Returns `act(action)`, which resolves true once the action succeeded. */
 export function useRowAction(): (action: RowAction) => Promise<boolean> {
   const confirm = useConfirm()
   const toast = useToast()
-  return async ({ ask, run, done, reload }) => {
+  return async ({ ask, run, done, reload, reloadOnFailure }) => {
     if (ask && !(await confirm(ask))) return false
     try {
       await run()
@@ -28,6 +30,7 @@ export function useRowAction(): (action: RowAction) => Promise<boolean> {
       return true
     } catch (error) {
       toast.failed(error)
+      if (reloadOnFailure) await reload?.()
       return false
     }
   }

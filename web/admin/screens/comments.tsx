@@ -4,23 +4,15 @@
  */
 import { useState } from 'preact/hooks'
 import { unwrap } from '../../shared/api.ts'
-import { useSubmit } from '../../shared/form.ts'
+import { useList } from '../../shared/list.ts'
 import { Page } from '../../shared/page.tsx'
+import { ReasonDialog } from '../../shared/reason-dialog.tsx'
 import { useResource } from '../../shared/resource.ts'
-import { Link, useQuery } from '../../shared/router.tsx'
+import { Link } from '../../shared/router.tsx'
+import { useRowAction } from '../../shared/row-action.ts'
+import { RowButton } from '../../shared/row-button.tsx'
 import { type Column, DataTable } from '../../shared/table.tsx'
-import {
-  Button,
-  Dialog,
-  formatDate,
-  Notice,
-  Pager,
-  SearchBox,
-  Tabs,
-  TextArea,
-  useConfirm,
-  useToast,
-} from '../../shared/ui.tsx'
+import { Button, formatDate, Notice, Pager, SearchBox, Tabs, useToast } from '../../shared/ui.tsx'
 import { type Answer, api } from '../api.ts'
 import './moderation.css'
 
@@ -46,14 +38,12 @@ function excerpt(body: string, length = 40): string {
 const nameOf = (comment: Comment) => `comment “${excerpt(comment.body)}”`
 
 export default function Comments() {
-  const [query, setQuery] = useQuery()
+  const { query, setQuery, page, search, setSearch, setPage } = useList()
   const toast = useToast()
-  const confirm = useConfirm()
+  const act = useRowAction()
   const status = query.get('status')
-  const search = query.get('search') ?? ''
   const itemParam = query.get('itemId') ?? ''
   const itemId = UUID.test(itemParam) ? itemParam : ''
-  const page = Math.max(1, Number(query.get('page')) || 1)
   const [rejecting, setRejecting] = useState<Comment | null>(null)
 
   const list = useResource(
@@ -88,40 +78,34 @@ export default function Comments() {
     toast('success', message)
     await list.reload()
   }
-  const failed = async (error: unknown) => {
-    toast.failed(error)
-    await list.reload()
-  }
 
-  const approve = async (comment: Comment) => {
-    try {
-      await unwrap(
-        api.PUT('/api/admin/comments/{id}', {
-          params: { path: { id: comment.id } },
-          body: { status: 'approved' },
-        }),
-      )
-      await changed(`Comment “${excerpt(comment.body)}” approved`)
-    } catch (error) {
-      await failed(error)
-    }
-  }
-
-  const remove = async (comment: Comment) => {
-    const sure = await confirm({
-      title: 'Delete this comment?',
-      message: `The comment by ${comment.author.name ?? comment.author.email} on “${comment.item.name}” will be deleted for good.`,
-      confirmLabel: 'Delete',
-      danger: true,
+  const approve = (comment: Comment) =>
+    act({
+      run: () =>
+        unwrap(
+          api.PUT('/api/admin/comments/{id}', {
+            params: { path: { id: comment.id } },
+            body: { status: 'approved' },
+          }),
+        ),
+      done: `Comment “${excerpt(comment.body)}” approved`,
+      reload: list.reload,
+      reloadOnFailure: true,
     })
-    if (!sure) return
-    try {
-      await unwrap(api.DELETE('/api/admin/comments/{id}', { params: { path: { id: comment.id } } }))
-      await changed(`Comment “${excerpt(comment.body)}” deleted`)
-    } catch (error) {
-      await failed(error)
-    }
-  }
+
+  const remove = (comment: Comment) =>
+    act({
+      ask: {
+        title: 'Delete this comment?',
+        message: `The comment by ${comment.author.name ?? comment.author.email} on “${comment.item.name}” will be deleted for good.`,
+        confirmLabel: 'Delete',
+        danger: true,
+      },
+      run: () => unwrap(api.DELETE('/api/admin/comments/{id}', { params: { path: { id: comment.id } } })),
+      done: `Comment “${excerpt(comment.body)}” deleted`,
+      reload: list.reload,
+      reloadOnFailure: true,
+    })
 
   const columns: Column<Comment>[] = [
     {
@@ -174,18 +158,17 @@ export default function Comments() {
       cell: (comment) => (
         <>
           {comment.status !== 'approved' && (
-            <Button kind="primary" onClick={() => approve(comment)} aria-label={`Approve ${nameOf(comment)}`}>
-              Approve
-            </Button>
+            <RowButton
+              action="Approve"
+              name={nameOf(comment)}
+              kind="primary"
+              onClick={() => approve(comment)}
+            />
           )}
           {comment.status !== 'rejected' && (
-            <Button onClick={() => setRejecting(comment)} aria-label={`Reject ${nameOf(comment)}`}>
-              Reject
-            </Button>
+            <RowButton action="Reject" name={nameOf(comment)} onClick={() => setRejecting(comment)} />
           )}
-          <Button kind="danger" onClick={() => remove(comment)} aria-label={`Delete ${nameOf(comment)}`}>
-            Delete
-          </Button>
+          <RowButton action="Delete" name={nameOf(comment)} kind="danger" onClick={() => remove(comment)} />
         </>
       ),
     },
@@ -207,11 +190,7 @@ export default function Comments() {
         onSelect={(value) => setQuery({ status: value, page: undefined }, { push: true })}
       />
       <div class="toolbar">
-        <SearchBox
-          value={search}
-          onSearch={(value) => setQuery({ search: value, page: undefined })}
-          placeholder="Text, author’s name or email"
-        />
+        <SearchBox value={search} onSearch={setSearch} placeholder="Text, author’s name or email" />
       </div>
       {itemId && (
         <p class="filter-chip">
@@ -241,7 +220,7 @@ export default function Comments() {
           page={page}
           totalPages={list.data.meta.totalPages}
           total={list.data.meta.total}
-          onPage={(next) => setQuery({ page: next === 1 ? undefined : next }, { push: true })}
+          onPage={setPage}
         />
       )}
       <RejectDialog
@@ -266,49 +245,38 @@ function RejectDialog({
   onClose: () => void
   onRejected: (comment: Comment) => Promise<void>
 }) {
-  const [note, setNote] = useState('')
-  const submission = useSubmit(async () => {
-    if (!comment) return
-    const trimmed = note.trim()
-    await unwrap(
-      api.PUT('/api/admin/comments/{id}', {
-        params: { path: { id: comment.id } },
-        body: { status: 'rejected', ...(trimmed ? { note: trimmed } : {}) },
-      }),
-    )
-    setNote('')
-    await onRejected(comment)
-  }, ['note', 'status'])
-  const close = () => {
-    submission.reset()
-    setNote('')
-    onClose()
-  }
   return (
-    <Dialog title="Reject this comment" open={comment !== null} onClose={close}>
-      <form onSubmit={submission.submit} noValidate>
-        <blockquote class="quote">{comment?.body}</blockquote>
-        <p class="small muted">
-          By {comment?.author.name ?? comment?.author.email} on “{comment?.item.name}”. A rejected comment
-          leaves the site; it can be approved again later.
-        </p>
-        {submission.error && <Notice kind="error">{submission.error}</Notice>}
-        <TextArea
-          label="Note (optional)"
-          value={note}
-          onValue={setNote}
-          error={submission.fields.note}
-          hint="Why, for the admins: kept on the comment (up to 1000 characters)."
-          maxLength={1000}
-          rows={3}
-        />
-        <div class="actions">
-          <Button kind="danger" type="submit" busy={submission.busy}>
-            Reject
-          </Button>
-          <Button onClick={close}>Keep it</Button>
-        </div>
-      </form>
-    </Dialog>
+    <ReasonDialog
+      title="Reject this comment"
+      open={comment !== null}
+      onClose={onClose}
+      intro={
+        <>
+          <blockquote class="quote">{comment?.body}</blockquote>
+          <p class="small muted">
+            By {comment?.author.name ?? comment?.author.email} on “{comment?.item.name}”. A rejected comment
+            leaves the site; it can be approved again later.
+          </p>
+        </>
+      }
+      label="Note (optional)"
+      hint="Why, for the admins: kept on the comment (up to 1000 characters)."
+      maxLength={1000}
+      rows={3}
+      field="note"
+      shown={['note', 'status']}
+      confirmLabel="Reject"
+      keepLabel="Keep it"
+      send={async (note) => {
+        if (!comment) return
+        await unwrap(
+          api.PUT('/api/admin/comments/{id}', {
+            params: { path: { id: comment.id } },
+            body: { status: 'rejected', ...(note ? { note } : {}) },
+          }),
+        )
+        await onRejected(comment)
+      }}
+    />
   )
 }

@@ -5,21 +5,22 @@
  */
 import { useState } from 'preact/hooks'
 import { unwrap } from '../../shared/api.ts'
-import { useSubmit } from '../../shared/form.ts'
+import { sortParams, useList } from '../../shared/list.ts'
 import { Page } from '../../shared/page.tsx'
+import { ReasonDialog } from '../../shared/reason-dialog.tsx'
 import { useResource } from '../../shared/resource.ts'
-import { Link, useQuery } from '../../shared/router.tsx'
+import { Link } from '../../shared/router.tsx'
+import { useRowAction } from '../../shared/row-action.ts'
+import { RowButton } from '../../shared/row-button.tsx'
 import { type Column, DataTable } from '../../shared/table.tsx'
 import {
   Button,
-  Dialog,
   formatDate,
   Notice,
   Pager,
   SearchBox,
   Select,
   Tabs,
-  TextArea,
   useConfirm,
   useToast,
 } from '../../shared/ui.tsx'
@@ -38,25 +39,25 @@ const SORTS = [
   { value: 'status:asc', label: 'Status' },
 ] as const
 
-type SortBy = 'createdAt' | 'updatedAt' | 'publishedAt' | 'name' | 'status'
 type LinkStatus = 'ok' | 'redirected' | 'broken' | 'unchecked'
 
 const isStatus = (value: string | null): value is ItemStatus =>
   value === 'draft' || value === 'pending' || value === 'published' || value === 'rejected'
 
 export default function Items() {
-  const [query, setQuery] = useQuery()
+  const { query, setQuery, page, search, sort, setSearch, setFilter, setSort, setPage } = useList(
+    SORTS,
+    'createdAt:desc',
+  )
+  const act = useRowAction()
   const toast = useToast()
   const confirm = useConfirm()
   const status = query.get('status')
-  const search = query.get('search') ?? ''
   const category = query.get('category') ?? ''
   const tag = query.get('tag') ?? ''
   const featured = query.get('featured') ?? ''
   const linkStatus = query.get('linkStatus') ?? ''
-  const sort = query.get('sort') ?? 'createdAt:desc'
-  const [sortBy, sortOrder] = sort.split(':') as [SortBy, 'asc' | 'desc']
-  const page = Math.max(1, Number(query.get('page')) || 1)
+  const [sortBy, sortOrder] = sortParams(sort)
   const [selected, setSelected] = useState<Set<string>>(new Set())
   const [rejecting, setRejecting] = useState<AdminItem[] | null>(null)
 
@@ -104,30 +105,26 @@ export default function Items() {
     )
   }
 
-  const approve = async (item: AdminItem) => {
-    try {
-      await review(item, 'approve')
-      await changed(`“${item.name}” approved`)
-    } catch (error) {
-      toast.failed(error)
-    }
+  const reload = async () => {
+    setSelected(new Set())
+    await list.reload()
   }
 
-  const remove = async (item: AdminItem) => {
-    const sure = await confirm({
-      title: 'Delete this item?',
-      message: `“${item.name}” will be deleted for good, with its history.`,
-      confirmLabel: 'Delete',
-      danger: true,
+  const approve = (item: AdminItem) =>
+    act({ run: () => review(item, 'approve'), done: `“${item.name}” approved`, reload })
+
+  const remove = (item: AdminItem) =>
+    act({
+      ask: {
+        title: 'Delete this item?',
+        message: `“${item.name}” will be deleted for good, with its history.`,
+        confirmLabel: 'Delete',
+        danger: true,
+      },
+      run: () => unwrap(api.DELETE('/api/admin/items/{id}', { params: { path: { id: item.id } } })),
+      done: `“${item.name}” deleted`,
+      reload,
     })
-    if (!sure) return
-    try {
-      await unwrap(api.DELETE('/api/admin/items/{id}', { params: { path: { id: item.id } } }))
-      await changed(`“${item.name}” deleted`)
-    } catch (error) {
-      toast.failed(error)
-    }
-  }
 
   const bulk = async (action: 'approve' | 'reject' | 'delete') => {
     const ids = [...selected]
@@ -179,18 +176,12 @@ export default function Items() {
       cell: (item) => (
         <>
           {item.status !== 'published' && (
-            <Button kind="primary" onClick={() => approve(item)} aria-label={`Approve ${item.name}`}>
-              Approve
-            </Button>
+            <RowButton action="Approve" name={item.name} kind="primary" onClick={() => approve(item)} />
           )}
           {item.status !== 'rejected' && (
-            <Button onClick={() => setRejecting([item])} aria-label={`Reject ${item.name}`}>
-              Reject
-            </Button>
+            <RowButton action="Reject" name={item.name} onClick={() => setRejecting([item])} />
           )}
-          <Button kind="danger" onClick={() => remove(item)} aria-label={`Delete ${item.name}`}>
-            Delete
-          </Button>
+          <RowButton action="Delete" name={item.name} kind="danger" onClick={() => remove(item)} />
         </>
       ),
     },
@@ -223,11 +214,11 @@ export default function Items() {
         }}
       />
       <div class="toolbar">
-        <SearchBox value={search} onSearch={(value) => setQuery({ search: value, page: undefined })} />
+        <SearchBox value={search} onSearch={setSearch} />
         <Select
           label="Category"
           value={category}
-          onValue={(value) => setQuery({ category: value, page: undefined })}
+          onValue={(value) => setFilter('category', value)}
           options={[
             { value: '', label: 'Any category' },
             ...(categories.data?.data ?? []).map((c) => ({ value: c.id, label: c.name })),
@@ -236,7 +227,7 @@ export default function Items() {
         <Select
           label="Tag"
           value={tag}
-          onValue={(value) => setQuery({ tag: value, page: undefined })}
+          onValue={(value) => setFilter('tag', value)}
           options={[
             { value: '', label: 'Any tag' },
             ...(tags.data?.data ?? []).map((t) => ({ value: t.id, label: t.name })),
@@ -245,7 +236,7 @@ export default function Items() {
         <Select
           label="Featured"
           value={featured}
-          onValue={(value) => setQuery({ featured: value, page: undefined })}
+          onValue={(value) => setFilter('featured', value)}
           options={[
             { value: '', label: 'Featured or not' },
             { value: 'true', label: 'Featured' },
@@ -255,7 +246,7 @@ export default function Items() {
         <Select
           label="Link health"
           value={linkStatus}
-          onValue={(value) => setQuery({ linkStatus: value, page: undefined })}
+          onValue={(value) => setFilter('linkStatus', value)}
           options={[
             { value: '', label: 'Any link' },
             { value: 'ok', label: 'OK' },
@@ -264,14 +255,7 @@ export default function Items() {
             { value: 'unchecked', label: 'Not checked yet' },
           ]}
         />
-        <Select
-          label="Sort"
-          value={sort}
-          onValue={(value) =>
-            setQuery({ sort: value === 'createdAt:desc' ? undefined : value, page: undefined })
-          }
-          options={SORTS}
-        />
+        <Select label="Sort" value={sort} onValue={setSort} options={SORTS} />
       </div>
       {selected.size > 0 && (
         <section class="bulkbar" aria-label="Bulk actions">
@@ -311,7 +295,7 @@ export default function Items() {
           total={list.data.meta.total}
           onPage={(next) => {
             setSelected(new Set())
-            setQuery({ page: next === 1 ? undefined : next }, { push: true })
+            setPage(next)
           }}
         />
       )}
@@ -346,40 +330,22 @@ export function RejectDialog({
   onRejected: (count: number, name: string) => Promise<void>
   reject: (items: AdminItem[], note: string) => Promise<void>
 }) {
-  const [reason, setReason] = useState('')
-  const submission = useSubmit(async () => {
-    if (!items) return
-    await reject(items, reason.trim())
-    setReason('')
-    await onRejected(items.length, items[0]?.name ?? '')
-  }, ['note'])
-  const title = items?.length === 1 ? `Reject “${items[0]?.name}”` : `Reject ${items?.length ?? 0} items`
   return (
-    <Dialog
-      title={title}
+    <ReasonDialog
+      title={items?.length === 1 ? `Reject “${items[0]?.name}”` : `Reject ${items?.length ?? 0} items`}
       open={items !== null}
-      onClose={() => {
-        submission.reset()
-        onClose()
+      onClose={onClose}
+      label="Reason"
+      hint="Kept on the item and in its history, so whoever submitted it can see why."
+      maxLength={1000}
+      field="note"
+      confirmLabel="Reject"
+      keepLabel="Cancel"
+      send={async (reason) => {
+        if (!items) return
+        await reject(items, reason)
+        await onRejected(items.length, items[0]?.name ?? '')
       }}
-    >
-      <form onSubmit={submission.submit} noValidate>
-        {submission.error && <Notice kind="error">{submission.error}</Notice>}
-        <TextArea
-          label="Reason"
-          value={reason}
-          onValue={setReason}
-          error={submission.fields.note}
-          hint="Kept on the item and in its history, so whoever submitted it can see why."
-          maxLength={1000}
-        />
-        <div class="actions">
-          <Button kind="danger" type="submit" busy={submission.busy}>
-            Reject
-          </Button>
-          <Button onClick={onClose}>Cancel</Button>
-        </div>
-      </form>
-    </Dialog>
+    />
   )
 }

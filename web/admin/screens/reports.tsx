@@ -6,10 +6,12 @@
  */
 import { useRef, useState } from 'preact/hooks'
 import { ApiError, unwrap } from '../../shared/api.ts'
+import { Figure } from '../../shared/figures.tsx'
 import { useSubmit } from '../../shared/form.ts'
+import { useList } from '../../shared/list.ts'
 import { Page } from '../../shared/page.tsx'
 import { useResource } from '../../shared/resource.ts'
-import { Link, useQuery } from '../../shared/router.tsx'
+import { Link } from '../../shared/router.tsx'
 import { type Column, DataTable } from '../../shared/table.tsx'
 import {
   Button,
@@ -26,7 +28,6 @@ import {
   useToast,
 } from '../../shared/ui.tsx'
 import { type Answer, api } from '../api.ts'
-import { Figure } from './sponsor-ads.tsx'
 import './moderation.css'
 
 const PAGE_SIZE = 25
@@ -88,12 +89,10 @@ export function ReportStatusBadge({ status }: { status: Status }) {
 }
 
 export default function Reports() {
-  const [query, setQuery] = useQuery()
+  const { query, setQuery, page, search, setSearch, setFilter, setPage } = useList()
   const status = query.get('status')
   const contentType = query.get('contentType') ?? ''
   const reason = query.get('reason') ?? ''
-  const search = query.get('search') ?? ''
-  const page = Math.max(1, Number(query.get('page')) || 1)
   const [reviewing, setReviewing] = useState<Report | null>(null)
 
   const list = useResource(
@@ -198,15 +197,11 @@ export default function Reports() {
         onSelect={(value) => setQuery({ status: value, page: undefined }, { push: true })}
       />
       <div class="toolbar">
-        <SearchBox
-          value={search}
-          onSearch={(value) => setQuery({ search: value, page: undefined })}
-          placeholder="Content id, details, reporter"
-        />
+        <SearchBox value={search} onSearch={setSearch} placeholder="Content id, details, reporter" />
         <Select
           label="Content type"
           value={contentType}
-          onValue={(value) => setQuery({ contentType: value, page: undefined })}
+          onValue={(value) => setFilter('contentType', value)}
           options={[
             { value: '', label: 'Any content' },
             ...(['item', 'comment'] as const).map((t) => ({
@@ -218,7 +213,7 @@ export default function Reports() {
         <Select
           label="Reason"
           value={reason}
-          onValue={(value) => setQuery({ reason: value, page: undefined })}
+          onValue={(value) => setFilter('reason', value)}
           options={[
             { value: '', label: 'Any reason' },
             ...(Object.keys(REASON_LABELS) as Reason[]).map((r) => ({
@@ -238,12 +233,7 @@ export default function Reports() {
         empty={filtered ? 'No report matches these filters.' : 'No reports yet.'}
       />
       {pagination && (
-        <Pager
-          page={page}
-          totalPages={pagination.totalPages}
-          total={pagination.total}
-          onPage={(next) => setQuery({ page: next === 1 ? undefined : next }, { push: true })}
-        />
+        <Pager page={page} totalPages={pagination.totalPages} total={pagination.total} onPage={setPage} />
       )}
       <ReviewDialog
         report={reviewing}

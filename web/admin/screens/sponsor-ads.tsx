@@ -5,24 +5,15 @@
  */
 import { useState } from 'preact/hooks'
 import { unwrap } from '../../shared/api.ts'
-import { useSubmit } from '../../shared/form.ts'
+import { Figure } from '../../shared/figures.tsx'
+import { sortParams, useList } from '../../shared/list.ts'
 import { Page } from '../../shared/page.tsx'
+import { ReasonDialog } from '../../shared/reason-dialog.tsx'
 import { useResource } from '../../shared/resource.ts'
-import { Link, useQuery } from '../../shared/router.tsx'
+import { Link } from '../../shared/router.tsx'
+import { RowButton } from '../../shared/row-button.tsx'
 import { type Column, DataTable } from '../../shared/table.tsx'
-import {
-  Button,
-  Dialog,
-  formatDate,
-  Notice,
-  Pager,
-  SearchBox,
-  Select,
-  Tabs,
-  TextArea,
-  useConfirm,
-  useToast,
-} from '../../shared/ui.tsx'
+import { formatDate, Notice, Pager, SearchBox, Select, Tabs, useConfirm, useToast } from '../../shared/ui.tsx'
 import { type Answer, api } from '../api.ts'
 import './moderation.css'
 
@@ -61,7 +52,6 @@ const SORTS = [
   { value: 'endDate:asc', label: 'Ending soonest' },
   { value: 'status:asc', label: 'Status' },
 ] as const
-type SortBy = 'createdAt' | 'updatedAt' | 'startDate' | 'endDate' | 'status'
 
 export function AdStatusBadge({ status }: { status: AdStatus }) {
   return <span class={`status status-${status}`}>{AD_STATUS_LABELS[status]}</span>
@@ -164,43 +154,28 @@ function RejectAdDialog({
   onClose: () => void
   onDone: (ad: AdRef) => Promise<void>
 }) {
-  const [reason, setReason] = useState('')
-  const submission = useSubmit(async () => {
-    if (!ad) return
-    await unwrap(
-      api.POST('/api/admin/sponsor-ads/{id}/reject', {
-        params: { path: { id: ad.id } },
-        body: { rejectionReason: reason.trim() },
-      }),
-    )
-    setReason('')
-    await onDone(ad)
-  }, ['rejectionReason'])
-  const close = () => {
-    submission.reset()
-    setReason('')
-    onClose()
-  }
   return (
-    <Dialog title={`Reject “${ad?.title ?? ''}”`} open={ad !== null} onClose={close}>
-      <form onSubmit={submission.submit} noValidate>
-        {submission.error && <Notice kind="error">{submission.error}</Notice>}
-        <TextArea
-          label="Reason"
-          value={reason}
-          onValue={setReason}
-          error={submission.fields.rejectionReason}
-          hint="10 to 500 characters. The advertiser sees it; a subscription already paid is cancelled at the provider."
-          maxLength={500}
-        />
-        <div class="actions">
-          <Button kind="danger" type="submit" busy={submission.busy}>
-            Reject
-          </Button>
-          <Button onClick={close}>Keep in review</Button>
-        </div>
-      </form>
-    </Dialog>
+    <ReasonDialog
+      title={`Reject “${ad?.title ?? ''}”`}
+      open={ad !== null}
+      onClose={onClose}
+      label="Reason"
+      hint="10 to 500 characters. The advertiser sees it; a subscription already paid is cancelled at the provider."
+      maxLength={500}
+      field="rejectionReason"
+      confirmLabel="Reject"
+      keepLabel="Keep in review"
+      send={async (rejectionReason) => {
+        if (!ad) return
+        await unwrap(
+          api.POST('/api/admin/sponsor-ads/{id}/reject', {
+            params: { path: { id: ad.id } },
+            body: { rejectionReason },
+          }),
+        )
+        await onDone(ad)
+      }}
+    />
   )
 }
 
@@ -214,49 +189,35 @@ function CancelAdDialog({
   onClose: () => void
   onDone: (ad: AdRef) => Promise<void>
 }) {
-  const [reason, setReason] = useState('')
-  const submission = useSubmit(async () => {
-    if (!ad) return
-    const cancelReason = reason.trim()
-    await unwrap(
-      api.POST('/api/admin/sponsor-ads/{id}/cancel', {
-        params: { path: { id: ad.id } },
-        body: cancelReason ? { cancelReason } : {},
-      }),
-    )
-    setReason('')
-    await onDone(ad)
-  }, ['cancelReason'])
-  const close = () => {
-    submission.reset()
-    setReason('')
-    onClose()
-  }
   return (
-    <Dialog title={`Cancel “${ad?.title ?? ''}”?`} open={ad !== null} onClose={close}>
-      <form onSubmit={submission.submit} noValidate>
+    <ReasonDialog
+      title={`Cancel “${ad?.title ?? ''}”?`}
+      open={ad !== null}
+      onClose={onClose}
+      intro={
         <p>
           The ad stops showing at once and its subscription is cancelled at the provider (refunds are made
           there). This cannot be undone.
         </p>
-        {submission.error && <Notice kind="error">{submission.error}</Notice>}
-        <TextArea
-          label="Reason (optional)"
-          value={reason}
-          onValue={setReason}
-          error={submission.fields.cancelReason}
-          hint="Up to 500 characters, kept on the ad."
-          maxLength={500}
-          rows={3}
-        />
-        <div class="actions">
-          <Button kind="danger" type="submit" busy={submission.busy}>
-            Cancel the ad
-          </Button>
-          <Button onClick={close}>Keep it</Button>
-        </div>
-      </form>
-    </Dialog>
+      }
+      label="Reason (optional)"
+      hint="Up to 500 characters, kept on the ad."
+      maxLength={500}
+      rows={3}
+      field="cancelReason"
+      confirmLabel="Cancel the ad"
+      keepLabel="Keep it"
+      send={async (cancelReason) => {
+        if (!ad) return
+        await unwrap(
+          api.POST('/api/admin/sponsor-ads/{id}/cancel', {
+            params: { path: { id: ad.id } },
+            body: cancelReason ? { cancelReason } : {},
+          }),
+        )
+        await onDone(ad)
+      }}
+    />
   )
 }
 
@@ -267,14 +228,14 @@ export function period(ad: Pick<AdminAd, 'startDate' | 'endDate'>): string {
 }
 
 export default function SponsorAds() {
-  const [query, setQuery] = useQuery()
+  const { query, setQuery, page, search, sort, setSearch, setFilter, setSort, setPage } = useList(
+    SORTS,
+    'createdAt:desc',
+  )
+  const [sortBy, sortOrder] = sortParams(sort)
   const toast = useToast()
   const status = query.get('status')
   const interval = query.get('interval') ?? ''
-  const search = query.get('search') ?? ''
-  const sort = query.get('sort') ?? 'createdAt:desc'
-  const [sortBy, sortOrder] = sort.split(':') as [SortBy, 'asc' | 'desc']
-  const page = Math.max(1, Number(query.get('page')) || 1)
 
   const list = useResource(
     (signal) =>
@@ -345,23 +306,15 @@ export default function SponsorAds() {
       cell: (ad) => (
         <>
           {canReview(ad.status) && (
-            <Button kind="primary" onClick={() => actions.approve(ad)} aria-label={`Approve ${ad.title}`}>
-              Approve
-            </Button>
+            <RowButton action="Approve" name={ad.title} kind="primary" onClick={() => actions.approve(ad)} />
           )}
           {canReview(ad.status) && (
-            <Button onClick={() => actions.reject(ad)} aria-label={`Reject ${ad.title}`}>
-              Reject
-            </Button>
+            <RowButton action="Reject" name={ad.title} onClick={() => actions.reject(ad)} />
           )}
           {canCancel(ad.status) && (
-            <Button onClick={() => actions.cancel(ad)} aria-label={`Cancel ${ad.title}`}>
-              Cancel
-            </Button>
+            <RowButton action="Cancel" name={ad.title} onClick={() => actions.cancel(ad)} />
           )}
-          <Button kind="danger" onClick={() => actions.remove(ad)} aria-label={`Delete ${ad.title}`}>
-            Delete
-          </Button>
+          <RowButton action="Delete" name={ad.title} kind="danger" onClick={() => actions.remove(ad)} />
         </>
       ),
     },
@@ -397,27 +350,20 @@ export default function SponsorAds() {
       <div class="toolbar">
         <SearchBox
           value={search}
-          onSearch={(value) => setQuery({ search: value, page: undefined })}
+          onSearch={setSearch}
           placeholder="Title, item, advertiser’s name or email"
         />
         <Select
           label="Interval"
           value={interval}
-          onValue={(value) => setQuery({ interval: value, page: undefined })}
+          onValue={(value) => setFilter('interval', value)}
           options={[
             { value: '', label: 'Weekly or monthly' },
             { value: 'weekly', label: 'Weekly' },
             { value: 'monthly', label: 'Monthly' },
           ]}
         />
-        <Select
-          label="Sort"
-          value={sort}
-          onValue={(value) =>
-            setQuery({ sort: value === 'createdAt:desc' ? undefined : value, page: undefined })
-          }
-          options={SORTS}
-        />
+        <Select label="Sort" value={sort} onValue={setSort} options={SORTS} />
       </div>
       {list.error !== undefined && <Notice kind="error">{(list.error as Error).message}</Notice>}
       <DataTable
@@ -437,19 +383,10 @@ export default function SponsorAds() {
           page={page}
           totalPages={list.data.pagination.totalPages}
           total={list.data.pagination.total}
-          onPage={(next) => setQuery({ page: next === 1 ? undefined : next }, { push: true })}
+          onPage={setPage}
         />
       )}
       {actions.dialogs}
     </Page>
-  )
-}
-
-export function Figure({ value, label }: { value: number | string; label: string }) {
-  return (
-    <div class="figure">
-      <span class="figure-value">{value}</span>
-      <span class="figure-label">{label}</span>
-    </div>
   )
 }
