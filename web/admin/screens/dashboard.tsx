@@ -7,6 +7,7 @@ import type { ComponentType } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import { unwrap } from '../../shared/api.ts'
 import { LineChart } from '../../shared/chart.tsx'
+import { Figure } from '../../shared/figures.tsx'
 import { Page } from '../../shared/page.tsx'
 import { useResource } from '../../shared/resource.ts'
 import { Link, useQuery } from '../../shared/router.tsx'
@@ -58,17 +59,25 @@ export default function Dashboard() {
     <Page title="Dashboard">
       {stats.error !== undefined && <Notice kind="error">{(stats.error as Error).message}</Notice>}
       <section aria-label="Figures" class="figures">
-        <Figure label="Items" value={figures?.items.total} href="/items" />
-        <Figure label="Waiting for review" value={figures?.pendingReviews} href="/items?status=pending" />
-        <Figure label="Published" value={figures?.items.published} href="/items?status=published" />
+        <Figure label="Items" value={figures?.items.total ?? '…'} href="/items" />
+        <Figure
+          label="Waiting for review"
+          value={figures?.pendingReviews ?? '…'}
+          href="/items?status=pending"
+        />
+        <Figure label="Published" value={figures?.items.published ?? '…'} href="/items?status=published" />
         <Figure
           label="Comments to moderate"
-          value={figures?.comments.awaitingModeration}
+          value={figures?.comments.awaitingModeration ?? '…'}
           href="/comments?status=pending"
         />
-        <Figure label="Clients" value={figures?.clients.total} href="/clients" />
-        <Figure label="New clients this week" value={figures?.clients.newThisWeek} href="/clients" />
-        <Figure label="Unread notifications" value={figures?.notifications.unread} href="/notifications" />
+        <Figure label="Clients" value={figures?.clients.total ?? '…'} href="/clients" />
+        <Figure label="New clients this week" value={figures?.clients.newThisWeek ?? '…'} href="/clients" />
+        <Figure
+          label="Unread notifications"
+          value={figures?.notifications.unread ?? '…'}
+          href="/notifications"
+        />
       </section>
 
       <section class="card" aria-labelledby="activity-title">
@@ -147,15 +156,6 @@ export default function Dashboard() {
 
       {settings.data?.data.location.enabled && <LocatedItems />}
     </Page>
-  )
-}
-
-function Figure({ label, value, href }: { label: string; value: number | undefined; href: string }) {
-  return (
-    <Link class="figure" href={href}>
-      <span class="figure-value">{value ?? '…'}</span>
-      <span class="figure-label">{label}</span>
-    </Link>
   )
 }
 
