@@ -4,8 +4,9 @@
  */
 import { useId } from 'preact/hooks'
 import { messageOf, unwrap } from '../../shared/api.ts'
+import { useList } from '../../shared/list.ts'
 import { useResource } from '../../shared/resource.ts'
-import { Link, useQuery } from '../../shared/router.tsx'
+import { Link } from '../../shared/router.tsx'
 import { type Column, DataTable } from '../../shared/table.tsx'
 import { formatDate, Notice, Pager } from '../../shared/ui.tsx'
 import { api } from '../api.ts'
@@ -15,9 +16,8 @@ const PAGE_SIZE = 10
 
 /** The list; the import shown is marked, and the list is read again when `changed` changes. */
 export function PastImports({ shownId, changed }: { shownId: string | null; changed: unknown }) {
-  const [query, setQuery] = useQuery()
+  const { page, setPage } = useList()
   const headingId = useId()
-  const page = Math.max(1, Number(query.get('page')) || 1)
   const list = useResource(
     (signal) =>
       unwrap(api.GET('/api/admin/imports', { signal, params: { query: { page, limit: PAGE_SIZE } } })),
@@ -72,7 +72,7 @@ export function PastImports({ shownId, changed }: { shownId: string | null; chan
           page={page}
           totalPages={list.data.meta.totalPages}
           total={list.data.meta.total}
-          onPage={(next) => setQuery({ page: next === 1 ? undefined : next }, { push: true })}
+          onPage={setPage}
         />
       )}
     </section>

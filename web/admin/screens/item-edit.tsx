@@ -4,6 +4,7 @@
  */
 import { useEffect, useState } from 'preact/hooks'
 import { ApiError, unwrap } from '../../shared/api.ts'
+import { useFields } from '../../shared/fields.ts'
 import { useSubmit } from '../../shared/form.ts'
 import { Page } from '../../shared/page.tsx'
 import { useResource } from '../../shared/resource.ts'
@@ -187,11 +188,7 @@ function ItemForm({
 }) {
   const toast = useToast()
   const confirm = useConfirm()
-  const [form, setForm] = useState<Form>(item ? formOf(item) : EMPTY)
-  const set =
-    <K extends keyof Form>(key: K) =>
-    (value: Form[K]) =>
-      setForm((current) => ({ ...current, [key]: value }))
+  const [form, set] = useFields<Form>(item ? formOf(item) : EMPTY)
   const categories = useResource((signal) => unwrap(api.GET('/api/admin/categories/all', { signal })), [])
   const tags = useResource((signal) => unwrap(api.GET('/api/admin/tags/all', { signal })), [])
   const companies = useResource(

@@ -5,9 +5,10 @@
  * text, the sender's name and address, where its email to the team stands, and `Reply by email`.
  */
 import { ApiError, messageOf, unwrap } from '../../shared/api.ts'
+import { useList } from '../../shared/list.ts'
 import { Page } from '../../shared/page.tsx'
 import { useResource } from '../../shared/resource.ts'
-import { href, Link, useQuery } from '../../shared/router.tsx'
+import { href, Link } from '../../shared/router.tsx'
 import { type Column, DataTable } from '../../shared/table.tsx'
 import { Button, Dialog, formatDate, Loading, Notice, Pager, SearchBox, Select } from '../../shared/ui.tsx'
 import { type Answer, api } from '../api.ts'
@@ -71,11 +72,9 @@ export function MailStatusBadge({ status }: { status: MailStatus }) {
 }
 
 export default function Messages() {
-  const [query, setQuery] = useQuery()
-  const search = query.get('search') ?? ''
+  const { query, setQuery, page, search, setSearch, setFilter, setPage } = useList()
   const asked = query.get('mailStatus')
   const mailStatus = isMailStatus(asked) ? asked : undefined
-  const page = Math.max(1, Number(query.get('page')) || 1)
   const opened = query.get('message') ?? ''
 
   const list = useResource(
@@ -158,15 +157,11 @@ export default function Messages() {
     <Page title="Messages">
       <p class="muted">What people sent through the site’s contact form, newest first.</p>
       <div class="toolbar">
-        <SearchBox
-          value={search}
-          onSearch={(value) => setQuery({ search: value, page: undefined })}
-          placeholder="Name, email, subject or text"
-        />
+        <SearchBox value={search} onSearch={setSearch} placeholder="Name, email, subject or text" />
         <Select
           label="Mail status"
           value={mailStatus ?? ''}
-          onValue={(value) => setQuery({ mailStatus: value, page: undefined })}
+          onValue={(value) => setFilter('mailStatus', value)}
           options={MAIL_FILTERS}
         />
       </div>
@@ -188,7 +183,7 @@ export default function Messages() {
           page={page}
           totalPages={list.data.meta.totalPages}
           total={list.data.meta.total}
-          onPage={(next) => setQuery({ page: next === 1 ? undefined : next }, { push: true })}
+          onPage={setPage}
         />
       )}
       <MessageDialog id={opened} known={fromList} onClose={() => setQuery({ message: undefined })} />

@@ -5,9 +5,10 @@
  * to count again.
  */
 import { messageOf, unwrap } from '../../shared/api.ts'
+import { useList } from '../../shared/list.ts'
 import { Page } from '../../shared/page.tsx'
 import { useResource } from '../../shared/resource.ts'
-import { Link, useQuery } from '../../shared/router.tsx'
+import { Link } from '../../shared/router.tsx'
 import { type Column, DataTable } from '../../shared/table.tsx'
 import { Button, Checkbox, formatDate, Notice, Pager, Select, useToast } from '../../shared/ui.tsx'
 import { type Answer, api } from '../api.ts'
@@ -60,12 +61,11 @@ function targetOf(notification: Notification): { href: string; label: string } |
 }
 
 export default function Notifications() {
-  const [query, setQuery] = useQuery()
+  const { query, setQuery, page, setFilter, setPage } = useList()
   const toast = useToast()
   const unreadOnly = query.get('unread') === 'true'
   const asked = query.get('type')
   const type = isType(asked) ? asked : undefined
-  const page = Math.max(1, Number(query.get('page')) || 1)
 
   const list = useResource(
     (signal) =>
@@ -190,7 +190,7 @@ export default function Notifications() {
         <Select
           label="Type"
           value={type ?? ''}
-          onValue={(value) => setQuery({ type: value, page: undefined })}
+          onValue={(value) => setFilter('type', value)}
           options={[
             { value: '', label: 'Any type' },
             ...(Object.keys(TYPE_LABELS) as NotificationType[]).map((key) => ({
@@ -223,7 +223,7 @@ export default function Notifications() {
           page={page}
           totalPages={list.data.meta.totalPages}
           total={list.data.meta.total}
-          onPage={(next) => setQuery({ page: next === 1 ? undefined : next }, { push: true })}
+          onPage={setPage}
         />
       )}
     </Page>

@@ -5,9 +5,11 @@
  */
 import { useEffect, useState } from 'preact/hooks'
 import { ApiError, messageOf, unwrap } from '../../shared/api.ts'
+import { useFields } from '../../shared/fields.ts'
 import { useSubmit } from '../../shared/form.ts'
+import { useList } from '../../shared/list.ts'
 import { useResource } from '../../shared/resource.ts'
-import { Link, useQuery } from '../../shared/router.tsx'
+import { Link } from '../../shared/router.tsx'
 import { type Column, DataTable } from '../../shared/table.tsx'
 import {
   Button,
@@ -80,17 +82,13 @@ function CrmForm({ config, onSaved }: { config: CrmConfig; onSaved: () => Promis
   const confirm = useConfirm()
   // A base URL never saved is the instance's TWENTY_API_URL: the field stays empty and says so.
   const savedBaseUrl = config.usesDefaultBaseUrl ? '' : config.baseUrl
-  const [form, setForm] = useState<Form>({
+  const [form, set] = useFields<Form>({
     enabled: config.enabled,
     baseUrl: savedBaseUrl,
     apiKey: '',
     clients: config.sync.clients,
     companies: config.sync.companies,
   })
-  const set =
-    <K extends keyof Form>(key: K) =>
-    (value: Form[K]) =>
-      setForm((current) => ({ ...current, [key]: value }))
   const [outcome, setOutcome] = useState<Outcome | null>(null)
   const [testFields, setTestFields] = useState<Record<string, string>>({})
 
@@ -243,10 +241,9 @@ function CrmForm({ config, onSaved }: { config: CrmConfig; onSaved: () => Promis
 
 function CrmSync({ enabled }: { enabled: boolean }) {
   const toast = useToast()
-  const [query, setQuery] = useQuery()
+  const { query, page, setFilter, setPage } = useList()
   const asked = query.get('status')
   const status = isSyncStatus(asked) ? asked : undefined
-  const page = Math.max(1, Number(query.get('page')) || 1)
   const list = useResource(
     (signal) =>
       unwrap(
@@ -353,7 +350,7 @@ function CrmSync({ enabled }: { enabled: boolean }) {
         <Select
           label="Sync status"
           value={status ?? ''}
-          onValue={(value) => setQuery({ status: value, page: undefined })}
+          onValue={(value) => setFilter('status', value)}
           options={[
             { value: '', label: 'Any status' },
             ...(Object.keys(SYNC_LABELS) as SyncStatus[]).map((key) => ({
@@ -377,7 +374,7 @@ function CrmSync({ enabled }: { enabled: boolean }) {
           page={page}
           totalPages={list.data.meta.totalPages}
           total={list.data.meta.total}
-          onPage={(next) => setQuery({ page: next === 1 ? undefined : next }, { push: true })}
+          onPage={setPage}
         />
       )}
     </section>

@@ -2,8 +2,8 @@
  * The site's settings, every group the API has (`site`, `submissions`, `comments`, `location`), saved
  * together. A 400 puts each failing setting's message next to its field and keeps what was typed.
  */
-import { useState } from 'preact/hooks'
 import { messageOf, unwrap } from '../../shared/api.ts'
+import { useFields } from '../../shared/fields.ts'
 import { useSubmit } from '../../shared/form.ts'
 import { useResource } from '../../shared/resource.ts'
 import {
@@ -115,11 +115,7 @@ function SiteForm({
   onSaved: () => Promise<void>
 }) {
   const toast = useToast()
-  const [form, setForm] = useState<Form>(() => formOf(settings))
-  const set =
-    <K extends keyof Form>(key: K) =>
-    (value: Form[K]) =>
-      setForm((current) => ({ ...current, [key]: value }))
+  const [form, set] = useFields<Form>(() => formOf(settings))
 
   const save = useSubmit(async () => {
     await unwrap(api.PUT('/api/admin/settings', { body: bodyOf(form) }))
