@@ -14,18 +14,18 @@ import { Figure } from '../../shared/figures.tsx'
 import { useSubmit } from '../../shared/form.ts'
 import { sortParams, useList } from '../../shared/list.ts'
 import { Page } from '../../shared/page.tsx'
+import { PagedTable } from '../../shared/paged-table.tsx'
 import { useResource } from '../../shared/resource.ts'
 import { Link } from '../../shared/router.tsx'
 import { useRowAction } from '../../shared/row-action.ts'
 import { RowButton } from '../../shared/row-button.tsx'
-import { type Column, DataTable } from '../../shared/table.tsx'
+import type { Column } from '../../shared/table.tsx'
 import {
   Button,
   Dialog,
   formatDate,
   Notice,
   type Option,
-  Pager,
   SearchBox,
   Select,
   Tabs,
@@ -396,8 +396,7 @@ export default function Clients() {
           </Button>
         </section>
       )}
-      {list.error !== undefined && <Notice kind="error">{(list.error as Error).message}</Notice>}
-      <DataTable
+      <PagedTable
         caption="Clients"
         columns={columns}
         rows={rows}
@@ -405,18 +404,14 @@ export default function Clients() {
         busy={list.loading}
         empty={filtering || status ? 'No client matches these filters.' : 'No clients yet.'}
         selection={{ selected, onChange: setSelected, rowLabel: (client) => client.displayName }}
+        error={list.error}
+        meta={list.data?.meta}
+        page={page}
+        onPage={(next) => {
+          setSelected(new Set())
+          setPage(next)
+        }}
       />
-      {list.data && (
-        <Pager
-          page={page}
-          totalPages={list.data.meta.totalPages}
-          total={list.data.meta.total}
-          onPage={(next) => {
-            setSelected(new Set())
-            setPage(next)
-          }}
-        />
-      )}
       <CreateClient
         open={creating}
         onClose={() => setCreating(false)}

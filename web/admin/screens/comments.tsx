@@ -6,13 +6,14 @@ import { useState } from 'preact/hooks'
 import { unwrap } from '../../shared/api.ts'
 import { useList } from '../../shared/list.ts'
 import { Page } from '../../shared/page.tsx'
+import { PagedTable } from '../../shared/paged-table.tsx'
 import { ReasonDialog } from '../../shared/reason-dialog.tsx'
 import { useResource } from '../../shared/resource.ts'
 import { Link } from '../../shared/router.tsx'
 import { useRowAction } from '../../shared/row-action.ts'
 import { RowButton } from '../../shared/row-button.tsx'
-import { type Column, DataTable } from '../../shared/table.tsx'
-import { Button, formatDate, Notice, Pager, SearchBox, Tabs, useToast } from '../../shared/ui.tsx'
+import type { Column } from '../../shared/table.tsx'
+import { Button, formatDate, SearchBox, Tabs, useToast } from '../../shared/ui.tsx'
 import { type Answer, api } from '../api.ts'
 import './moderation.css'
 
@@ -204,8 +205,7 @@ export default function Comments() {
           </Button>
         </p>
       )}
-      {list.error !== undefined && <Notice kind="error">{(list.error as Error).message}</Notice>}
-      <DataTable
+      <PagedTable
         caption="Comments"
         columns={columns}
         rows={list.data?.data}
@@ -214,15 +214,11 @@ export default function Comments() {
         empty={
           search || itemId || isStatus(status) ? 'No comment matches these filters.' : 'No comments yet.'
         }
+        error={list.error}
+        meta={list.data?.meta}
+        page={page}
+        onPage={setPage}
       />
-      {list.data && (
-        <Pager
-          page={page}
-          totalPages={list.data.meta.totalPages}
-          total={list.data.meta.total}
-          onPage={setPage}
-        />
-      )}
       <RejectDialog
         comment={rejecting}
         onClose={() => setRejecting(null)}

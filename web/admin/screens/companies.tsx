@@ -10,16 +10,16 @@ import { FigureList } from '../../shared/figures.tsx'
 import { useSubmit } from '../../shared/form.ts'
 import { sortParams, useList } from '../../shared/list.ts'
 import { Page } from '../../shared/page.tsx'
+import { PagedTable } from '../../shared/paged-table.tsx'
 import { useResource } from '../../shared/resource.ts'
 import { useRowAction } from '../../shared/row-action.ts'
 import { RowButton } from '../../shared/row-button.tsx'
-import { type Column, DataTable } from '../../shared/table.tsx'
+import type { Column } from '../../shared/table.tsx'
 import {
   Button,
   Checkbox,
   formatDate,
   Notice,
-  Pager,
   SearchBox,
   Select,
   TextArea,
@@ -184,23 +184,18 @@ export default function Companies() {
         <ActiveFilter value={active} onValue={(value) => setFilter('active', value)} />
         <Select label="Sort" value={sort} onValue={setSort} options={SORTS} />
       </div>
-      {list.error !== undefined && <Notice kind="error">{messageOf(list.error)}</Notice>}
-      <DataTable
+      <PagedTable
         caption="Companies"
         columns={columns}
         rows={list.data?.data}
         rowKey={(c) => c.id}
         busy={list.loading}
         empty={search || active ? 'No company matches these filters.' : 'No companies yet.'}
+        error={list.error}
+        meta={list.data?.meta}
+        page={page}
+        onPage={setPage}
       />
-      {list.data && (
-        <Pager
-          page={page}
-          totalPages={list.data.meta.totalPages}
-          total={list.data.meta.total}
-          onPage={setPage}
-        />
-      )}
       <EditDialog
         editing={editing}
         title={(company) => (company ? `Edit “${company.name}”` : 'New company')}

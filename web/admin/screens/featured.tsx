@@ -5,22 +5,22 @@
  */
 import { useState } from 'preact/hooks'
 import type { paths } from '../../../packages/client/src/generated/directory.ts'
-import { messageOf, unwrap } from '../../shared/api.ts'
+import { unwrap } from '../../shared/api.ts'
 import { EditDialog } from '../../shared/edit-dialog.tsx'
 import { useSubmit } from '../../shared/form.ts'
 import { useList } from '../../shared/list.ts'
 import { Page } from '../../shared/page.tsx'
+import { PagedTable } from '../../shared/paged-table.tsx'
 import { useResource } from '../../shared/resource.ts'
 import { useRowAction } from '../../shared/row-action.ts'
 import { RowButton } from '../../shared/row-button.tsx'
-import { type Column, DataTable } from '../../shared/table.tsx'
+import type { Column } from '../../shared/table.tsx'
 import {
   Button,
   Checkbox,
   Dialog,
   formatDate,
   Notice,
-  Pager,
   TextArea,
   TextField,
   useToast,
@@ -186,23 +186,18 @@ export default function Featured() {
       <div class="toolbar">
         <ActiveFilter value={active} onValue={(value) => setFilter('active', value)} />
       </div>
-      {list.error !== undefined && <Notice kind="error">{messageOf(list.error)}</Notice>}
-      <DataTable
+      <PagedTable
         caption="Featured items"
         columns={columns}
         rows={list.data?.data}
         rowKey={(e) => e.id}
         busy={list.loading}
         empty={active ? 'No entry matches this filter.' : 'Nothing is featured yet.'}
+        error={list.error}
+        meta={list.data?.meta}
+        page={page}
+        onPage={setPage}
       />
-      {list.data && (
-        <Pager
-          page={page}
-          totalPages={list.data.meta.totalPages}
-          total={list.data.meta.total}
-          onPage={setPage}
-        />
-      )}
       <Dialog title="Feature an item" open={adding} onClose={() => setAdding(false)} wide>
         {adding && (
           <AddForm

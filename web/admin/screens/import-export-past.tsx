@@ -3,12 +3,13 @@
  * (`?import=<id>`), so a reload, the back button and a shared link keep it.
  */
 import { useId } from 'preact/hooks'
-import { messageOf, unwrap } from '../../shared/api.ts'
+import { unwrap } from '../../shared/api.ts'
 import { useList } from '../../shared/list.ts'
+import { PagedTable } from '../../shared/paged-table.tsx'
 import { useResource } from '../../shared/resource.ts'
 import { Link } from '../../shared/router.tsx'
-import { type Column, DataTable } from '../../shared/table.tsx'
-import { formatDate, Notice, Pager } from '../../shared/ui.tsx'
+import type { Column } from '../../shared/table.tsx'
+import { formatDate } from '../../shared/ui.tsx'
 import { api } from '../api.ts'
 import { countsText, FORMAT_LABELS, type Import, STATUS_LABELS } from './import-export-report.tsx'
 
@@ -58,23 +59,18 @@ export function PastImports({ shownId, changed }: { shownId: string | null; chan
   return (
     <section class="card" aria-labelledby={headingId}>
       <h2 id={headingId}>Past imports</h2>
-      {list.error !== undefined && <Notice kind="error">{messageOf(list.error)}</Notice>}
-      <DataTable
+      <PagedTable
         caption="Past imports"
         columns={columns}
         rows={list.data?.data}
         rowKey={(imp) => imp.id}
         busy={list.loading}
         empty="No imports yet."
+        error={list.error}
+        meta={list.data?.meta}
+        page={page}
+        onPage={setPage}
       />
-      {list.data && (
-        <Pager
-          page={page}
-          totalPages={list.data.meta.totalPages}
-          total={list.data.meta.total}
-          onPage={setPage}
-        />
-      )}
     </section>
   )
 }

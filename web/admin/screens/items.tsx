@@ -7,23 +7,14 @@ import { useState } from 'preact/hooks'
 import { unwrap } from '../../shared/api.ts'
 import { sortParams, useList } from '../../shared/list.ts'
 import { Page } from '../../shared/page.tsx'
+import { PagedTable } from '../../shared/paged-table.tsx'
 import { ReasonDialog } from '../../shared/reason-dialog.tsx'
 import { useResource } from '../../shared/resource.ts'
 import { Link } from '../../shared/router.tsx'
 import { useRowAction } from '../../shared/row-action.ts'
 import { RowButton } from '../../shared/row-button.tsx'
-import { type Column, DataTable } from '../../shared/table.tsx'
-import {
-  Button,
-  formatDate,
-  Notice,
-  Pager,
-  SearchBox,
-  Select,
-  Tabs,
-  useConfirm,
-  useToast,
-} from '../../shared/ui.tsx'
+import type { Column } from '../../shared/table.tsx'
+import { Button, formatDate, SearchBox, Select, Tabs, useConfirm, useToast } from '../../shared/ui.tsx'
 import { type AdminItem, api, type ItemStatus } from '../api.ts'
 import { ItemStatusBadge } from '../item-status.tsx'
 
@@ -274,8 +265,7 @@ export default function Items() {
           </Button>
         </section>
       )}
-      {list.error !== undefined && <Notice kind="error">{(list.error as Error).message}</Notice>}
-      <DataTable
+      <PagedTable
         caption="Items"
         columns={columns}
         rows={rows}
@@ -287,18 +277,14 @@ export default function Items() {
             : 'No items here yet.'
         }
         selection={{ selected, onChange: setSelected, rowLabel: (item) => item.name }}
+        error={list.error}
+        meta={list.data?.meta}
+        page={page}
+        onPage={(next) => {
+          setSelected(new Set())
+          setPage(next)
+        }}
       />
-      {list.data && (
-        <Pager
-          page={page}
-          totalPages={list.data.meta.totalPages}
-          total={list.data.meta.total}
-          onPage={(next) => {
-            setSelected(new Set())
-            setPage(next)
-          }}
-        />
-      )}
       <RejectDialog
         items={rejecting}
         onClose={() => setRejecting(null)}

@@ -7,10 +7,11 @@
 import { ApiError, messageOf, unwrap } from '../../shared/api.ts'
 import { useList } from '../../shared/list.ts'
 import { Page } from '../../shared/page.tsx'
+import { PagedTable } from '../../shared/paged-table.tsx'
 import { useResource } from '../../shared/resource.ts'
 import { href, Link } from '../../shared/router.tsx'
-import { type Column, DataTable } from '../../shared/table.tsx'
-import { Button, Dialog, formatDate, Loading, Notice, Pager, SearchBox, Select } from '../../shared/ui.tsx'
+import type { Column } from '../../shared/table.tsx'
+import { Button, Dialog, formatDate, Loading, Notice, SearchBox, Select } from '../../shared/ui.tsx'
 import { type Answer, api } from '../api.ts'
 import './messages.css'
 
@@ -165,8 +166,7 @@ export default function Messages() {
           options={MAIL_FILTERS}
         />
       </div>
-      {list.error !== undefined && <Notice kind="error">{messageOf(list.error)}</Notice>}
-      <DataTable
+      <PagedTable
         caption="Contact messages"
         columns={columns}
         rows={rows}
@@ -177,15 +177,11 @@ export default function Messages() {
             ? 'No message matches these filters.'
             : 'No messages yet: what people send through the site’s contact form shows here.'
         }
+        error={list.error}
+        meta={list.data?.meta}
+        page={page}
+        onPage={setPage}
       />
-      {list.data && (
-        <Pager
-          page={page}
-          totalPages={list.data.meta.totalPages}
-          total={list.data.meta.total}
-          onPage={setPage}
-        />
-      )}
       <MessageDialog id={opened} known={fromList} onClose={() => setQuery({ message: undefined })} />
     </Page>
   )

@@ -4,13 +4,14 @@
  * links to what it is about; opening that link also marks it read. Every change tells the top bar's bell
  * to count again.
  */
-import { messageOf, unwrap } from '../../shared/api.ts'
+import { unwrap } from '../../shared/api.ts'
 import { useList } from '../../shared/list.ts'
 import { Page } from '../../shared/page.tsx'
+import { PagedTable } from '../../shared/paged-table.tsx'
 import { useResource } from '../../shared/resource.ts'
 import { Link } from '../../shared/router.tsx'
-import { type Column, DataTable } from '../../shared/table.tsx'
-import { Button, Checkbox, formatDate, Notice, Pager, Select, useToast } from '../../shared/ui.tsx'
+import type { Column } from '../../shared/table.tsx'
+import { Button, Checkbox, formatDate, Select, useToast } from '../../shared/ui.tsx'
 import { type Answer, api } from '../api.ts'
 import './settings.css'
 
@@ -205,8 +206,7 @@ export default function Notifications() {
           onValue={(checked) => setQuery({ unread: checked ? 'true' : undefined, page: undefined })}
         />
       </div>
-      {list.error !== undefined && <Notice kind="error">{messageOf(list.error)}</Notice>}
-      <DataTable
+      <PagedTable
         caption="Notifications"
         columns={columns}
         rows={list.data?.data}
@@ -217,15 +217,11 @@ export default function Notifications() {
             ? 'No notification matches these filters.'
             : 'No notifications yet: submissions, comments to moderate, contact messages, reports and broken links show here.'
         }
+        error={list.error}
+        meta={list.data?.meta}
+        page={page}
+        onPage={setPage}
       />
-      {list.data && (
-        <Pager
-          page={page}
-          totalPages={list.data.meta.totalPages}
-          total={list.data.meta.total}
-          onPage={setPage}
-        />
-      )}
     </Page>
   )
 }

@@ -10,16 +10,16 @@ import { Figure } from '../../shared/figures.tsx'
 import { useSubmit } from '../../shared/form.ts'
 import { useList } from '../../shared/list.ts'
 import { Page } from '../../shared/page.tsx'
+import { PagedTable } from '../../shared/paged-table.tsx'
 import { useResource } from '../../shared/resource.ts'
 import { Link } from '../../shared/router.tsx'
-import { type Column, DataTable } from '../../shared/table.tsx'
+import type { Column } from '../../shared/table.tsx'
 import {
   Button,
   Dialog,
   formatDate,
   Loading,
   Notice,
-  Pager,
   SearchBox,
   Select,
   Tabs,
@@ -223,18 +223,18 @@ export default function Reports() {
           ]}
         />
       </div>
-      {list.error !== undefined && <Notice kind="error">{(list.error as Error).message}</Notice>}
-      <DataTable
+      <PagedTable
         caption="Reports"
         columns={columns}
         rows={list.data?.data.reports}
         rowKey={(report) => report.id}
         busy={list.loading}
         empty={filtered ? 'No report matches these filters.' : 'No reports yet.'}
+        error={list.error}
+        meta={pagination}
+        page={page}
+        onPage={setPage}
       />
-      {pagination && (
-        <Pager page={page} totalPages={pagination.totalPages} total={pagination.total} onPage={setPage} />
-      )}
       <ReviewDialog
         report={reviewing}
         onClose={() => setReviewing(null)}

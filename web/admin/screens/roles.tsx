@@ -10,10 +10,11 @@ import { Figure } from '../../shared/figures.tsx'
 import { useSubmit } from '../../shared/form.ts'
 import { sortParams, useList } from '../../shared/list.ts'
 import { Page } from '../../shared/page.tsx'
+import { PagedTable } from '../../shared/paged-table.tsx'
 import { useResource } from '../../shared/resource.ts'
 import { useRowAction } from '../../shared/row-action.ts'
 import { RowButton } from '../../shared/row-button.tsx'
-import { type Column, DataTable } from '../../shared/table.tsx'
+import type { Column } from '../../shared/table.tsx'
 import {
   Button,
   Checkbox,
@@ -21,7 +22,6 @@ import {
   formatDate,
   Loading,
   Notice,
-  Pager,
   Select,
   TextArea,
   TextField,
@@ -227,18 +227,18 @@ export default function Roles() {
         <StatusFilter value={status ?? ''} onValue={(value) => setFilter('status', value)} />
         <Select label="Sort" value={sort} onValue={setSort} options={SORTS} />
       </div>
-      {list.error !== undefined && <Notice kind="error">{(list.error as Error).message}</Notice>}
-      <DataTable
+      <PagedTable
         caption="Roles"
         columns={columns}
         rows={list.data?.roles}
         rowKey={(role) => role.id}
         busy={list.loading}
         empty={status ? 'No role has this status.' : 'No roles yet.'}
+        error={list.error}
+        meta={list.data}
+        page={page}
+        onPage={setPage}
       />
-      {list.data && (
-        <Pager page={page} totalPages={list.data.totalPages} total={list.data.total} onPage={setPage} />
-      )}
       <RoleDialog
         key={`role-${opened}`}
         role={editing}

@@ -8,16 +8,16 @@ import { ApiError, messageOf, unwrap } from '../../shared/api.ts'
 import { useFields } from '../../shared/fields.ts'
 import { useSubmit } from '../../shared/form.ts'
 import { useList } from '../../shared/list.ts'
+import { PagedTable } from '../../shared/paged-table.tsx'
 import { useResource } from '../../shared/resource.ts'
 import { Link } from '../../shared/router.tsx'
-import { type Column, DataTable } from '../../shared/table.tsx'
+import type { Column } from '../../shared/table.tsx'
 import {
   Button,
   Checkbox,
   formatDate,
   Loading,
   Notice,
-  Pager,
   Select,
   TextField,
   useConfirm,
@@ -360,23 +360,18 @@ function CrmSync({ enabled }: { enabled: boolean }) {
           ]}
         />
       </div>
-      {list.error !== undefined && <Notice kind="error">{messageOf(list.error)}</Notice>}
-      <DataTable
+      <PagedTable
         caption="CRM sync records"
         columns={columns}
         rows={list.data?.data}
         rowKey={(record) => record.clientId}
         busy={list.loading}
         empty={status ? `No ${SYNC_LABELS[status].toLowerCase()} records.` : 'No client has been sent yet.'}
+        error={list.error}
+        meta={list.data?.meta}
+        page={page}
+        onPage={setPage}
       />
-      {list.data && (
-        <Pager
-          page={page}
-          totalPages={list.data.meta.totalPages}
-          total={list.data.meta.total}
-          onPage={setPage}
-        />
-      )}
     </section>
   )
 }

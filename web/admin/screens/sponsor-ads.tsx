@@ -8,12 +8,13 @@ import { unwrap } from '../../shared/api.ts'
 import { Figure } from '../../shared/figures.tsx'
 import { sortParams, useList } from '../../shared/list.ts'
 import { Page } from '../../shared/page.tsx'
+import { PagedTable } from '../../shared/paged-table.tsx'
 import { ReasonDialog } from '../../shared/reason-dialog.tsx'
 import { useResource } from '../../shared/resource.ts'
 import { Link } from '../../shared/router.tsx'
 import { RowButton } from '../../shared/row-button.tsx'
-import { type Column, DataTable } from '../../shared/table.tsx'
-import { formatDate, Notice, Pager, SearchBox, Select, Tabs, useConfirm, useToast } from '../../shared/ui.tsx'
+import type { Column } from '../../shared/table.tsx'
+import { formatDate, SearchBox, Select, Tabs, useConfirm, useToast } from '../../shared/ui.tsx'
 import { type Answer, api } from '../api.ts'
 import './moderation.css'
 
@@ -365,8 +366,7 @@ export default function SponsorAds() {
         />
         <Select label="Sort" value={sort} onValue={setSort} options={SORTS} />
       </div>
-      {list.error !== undefined && <Notice kind="error">{(list.error as Error).message}</Notice>}
-      <DataTable
+      <PagedTable
         caption="Sponsor ads"
         columns={columns}
         rows={list.data?.data}
@@ -377,15 +377,11 @@ export default function SponsorAds() {
             ? 'No sponsor ad matches these filters.'
             : 'No sponsor ads yet.'
         }
+        error={list.error}
+        meta={list.data?.pagination}
+        page={page}
+        onPage={setPage}
       />
-      {list.data && (
-        <Pager
-          page={page}
-          totalPages={list.data.pagination.totalPages}
-          total={list.data.pagination.total}
-          onPage={setPage}
-        />
-      )}
       {actions.dialogs}
     </Page>
   )

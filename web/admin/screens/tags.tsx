@@ -8,12 +8,13 @@ import { EditDialog } from '../../shared/edit-dialog.tsx'
 import { FigureList } from '../../shared/figures.tsx'
 import { sortParams, useList } from '../../shared/list.ts'
 import { Page } from '../../shared/page.tsx'
+import { PagedTable } from '../../shared/paged-table.tsx'
 import { useResource } from '../../shared/resource.ts'
 import { Link } from '../../shared/router.tsx'
 import { useRowAction } from '../../shared/row-action.ts'
 import { RowButton } from '../../shared/row-button.tsx'
-import { type Column, DataTable } from '../../shared/table.tsx'
-import { Button, formatDate, Notice, Pager, SearchBox, Select, useToast } from '../../shared/ui.tsx'
+import type { Column } from '../../shared/table.tsx'
+import { Button, formatDate, Notice, SearchBox, Select, useToast } from '../../shared/ui.tsx'
 import { type Answer, api } from '../api.ts'
 import { NameForm } from '../name-form.tsx'
 import './catalog.css'
@@ -133,23 +134,18 @@ export default function Tags() {
         <SearchBox value={search} onSearch={setSearch} />
         <Select label="Sort" value={sort} onValue={setSort} options={SORTS} />
       </div>
-      {list.error !== undefined && <Notice kind="error">{messageOf(list.error)}</Notice>}
-      <DataTable
+      <PagedTable
         caption="Tags"
         columns={columns}
         rows={list.data?.data}
         rowKey={(tag) => tag.id}
         busy={list.loading}
         empty={search ? 'No tag matches this search.' : 'No tags yet.'}
+        error={list.error}
+        meta={list.data?.meta}
+        page={page}
+        onPage={setPage}
       />
-      {list.data && (
-        <Pager
-          page={page}
-          totalPages={list.data.meta.totalPages}
-          total={list.data.meta.total}
-          onPage={setPage}
-        />
-      )}
       <EditDialog
         editing={editing}
         title={(tag) => (tag ? `Rename “${tag.name}”` : 'New tag')}

@@ -10,16 +10,16 @@ import { Figure } from '../../shared/figures.tsx'
 import { useSubmit } from '../../shared/form.ts'
 import { sortParams, useList } from '../../shared/list.ts'
 import { Page } from '../../shared/page.tsx'
+import { PagedTable } from '../../shared/paged-table.tsx'
 import { useResource } from '../../shared/resource.ts'
 import { useRowAction } from '../../shared/row-action.ts'
 import { RowButton } from '../../shared/row-button.tsx'
-import { type Column, DataTable } from '../../shared/table.tsx'
+import type { Column } from '../../shared/table.tsx'
 import {
   Button,
   Dialog,
   formatDate,
   Notice,
-  Pager,
   SearchBox,
   Select,
   TextField,
@@ -191,18 +191,18 @@ export default function Users() {
         <StatusFilter value={status ?? ''} onValue={(value) => setFilter('status', value)} />
         <Select label="Sort" value={sort} onValue={setSort} options={SORTS} />
       </div>
-      {list.error !== undefined && <Notice kind="error">{(list.error as Error).message}</Notice>}
-      <DataTable
+      <PagedTable
         caption="Users"
         columns={columns}
         rows={rows}
         rowKey={(user) => user.id}
         busy={list.loading}
         empty={search || role || status ? 'No user matches these filters.' : 'No users yet.'}
+        error={list.error}
+        meta={list.data}
+        page={page}
+        onPage={setPage}
       />
-      {list.data && (
-        <Pager page={page} totalPages={list.data.totalPages} total={list.data.total} onPage={setPage} />
-      )}
       <UserDialog
         key={opened}
         user={editing}
