@@ -269,8 +269,9 @@ export default function Categories() {
         editing={editing}
         title={(category) => (category ? `Rename “${category.name}”` : 'New category')}
         onClose={() => setEditing(null)}
+        onSaved={changed}
       >
-        {(category) => (
+        {(category, form) => (
           <NameForm
             record={category}
             noun="category"
@@ -290,11 +291,7 @@ export default function Categories() {
               )
               return `“${answer.category.name}” created`
             }}
-            onCancel={() => setEditing(null)}
-            onSaved={async (message) => {
-              setEditing(null)
-              await changed(message)
-            }}
+            {...form}
           />
         )}
       </EditDialog>

@@ -201,17 +201,9 @@ export default function Companies() {
         title={(company) => (company ? `Edit “${company.name}”` : 'New company')}
         onClose={() => setEditing(null)}
         wide
+        onSaved={changed}
       >
-        {(company) => (
-          <CompanyForm
-            company={company}
-            onCancel={() => setEditing(null)}
-            onSaved={async (message) => {
-              setEditing(null)
-              await changed(message)
-            }}
-          />
-        )}
+        {(company, form) => <CompanyForm company={company} {...form} />}
       </EditDialog>
     </Page>
   )

@@ -214,17 +214,9 @@ export default function Featured() {
         title={(entry) => `Edit “${entry.itemName}”`}
         onClose={() => setEditing(null)}
         wide
+        onSaved={changed}
       >
-        {(entry) => (
-          <EditForm
-            entry={entry}
-            onCancel={() => setEditing(null)}
-            onSaved={async (message) => {
-              setEditing(null)
-              await changed(message)
-            }}
-          />
-        )}
+        {(entry, form) => <EditForm entry={entry} {...form} />}
       </EditDialog>
     </Page>
   )

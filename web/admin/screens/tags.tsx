@@ -150,8 +150,9 @@ export default function Tags() {
         editing={editing}
         title={(tag) => (tag ? `Rename “${tag.name}”` : 'New tag')}
         onClose={() => setEditing(null)}
+        onSaved={changed}
       >
-        {(tag) => (
+        {(tag, form) => (
           <NameForm
             record={tag}
             noun="tag"
@@ -168,11 +169,7 @@ export default function Tags() {
               )
               return `“${answer.data.name}” created`
             }}
-            onCancel={() => setEditing(null)}
-            onSaved={async (message) => {
-              setEditing(null)
-              await changed(message)
-            }}
+            {...form}
           />
         )}
       </EditDialog>
