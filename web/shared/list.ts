@@ -54,3 +54,12 @@ export function sortParams<By extends string, Order extends 'asc' | 'desc'>(
 ): [By, Order] {
   return sort.split(':') as [By, Order]
 }
+
+/** A list's page, sort and search as the API's query: `page`, `limit`, `sortBy`, `sortOrder`, `search` when given. */
+export function listParams<By extends string, Order extends 'asc' | 'desc'>(
+  { page, search, sort }: { page: number; search: string; sort: `${By}:${Order}` },
+  limit: number,
+): { page: number; limit: number; sortBy: By; sortOrder: Order; search?: string } {
+  const [sortBy, sortOrder] = sortParams(sort)
+  return { page, limit, sortBy, sortOrder, ...(search ? { search } : {}) }
+}

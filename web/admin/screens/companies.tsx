@@ -8,7 +8,7 @@ import { messageOf, unwrap } from '../../shared/api.ts'
 import { EditDialog } from '../../shared/edit-dialog.tsx'
 import { FigureList } from '../../shared/figures.tsx'
 import { useSubmit } from '../../shared/form.ts'
-import { sortParams, useList } from '../../shared/list.ts'
+import { listParams, useList } from '../../shared/list.ts'
 import { Page } from '../../shared/page.tsx'
 import { PagedTable } from '../../shared/paged-table.tsx'
 import { useResource } from '../../shared/resource.ts'
@@ -44,7 +44,6 @@ const SORTS = [
 
 export default function Companies() {
   const { query, page, search, sort, setSearch, setFilter, setSort, setPage } = useList(SORTS, 'name:asc')
-  const [sortBy, sortOrder] = sortParams(sort)
   const active = query.get('active') ?? ''
   const toast = useToast()
   const act = useRowAction()
@@ -57,17 +56,13 @@ export default function Companies() {
           signal,
           params: {
             query: {
-              page,
-              limit: PAGE_SIZE,
-              sortBy,
-              sortOrder,
-              ...(search ? { search } : {}),
+              ...listParams({ page, search, sort }, PAGE_SIZE),
               ...isActiveParam(active),
             },
           },
         }),
       ),
-    [page, search, active, sortBy, sortOrder],
+    [page, search, active, sort],
   )
   const stats = useResource(
     (signal) => unwrap(api.GET('/api/admin/companies/stats', { signal })),

@@ -6,7 +6,7 @@ import { useState } from 'preact/hooks'
 import { messageOf, unwrap } from '../../shared/api.ts'
 import { EditDialog } from '../../shared/edit-dialog.tsx'
 import { FigureList } from '../../shared/figures.tsx'
-import { sortParams, useList } from '../../shared/list.ts'
+import { listParams, useList } from '../../shared/list.ts'
 import { Page } from '../../shared/page.tsx'
 import { PagedTable } from '../../shared/paged-table.tsx'
 import { useResource } from '../../shared/resource.ts'
@@ -33,7 +33,6 @@ const SORTS = [
 
 export default function Tags() {
   const { page, search, sort, setSearch, setSort, setPage } = useList(SORTS, 'name:asc')
-  const [sortBy, sortOrder] = sortParams(sort)
   const toast = useToast()
   const act = useRowAction()
   const [editing, setEditing] = useState<Tag | 'new' | null>(null)
@@ -43,10 +42,10 @@ export default function Tags() {
       unwrap(
         api.GET('/api/admin/tags', {
           signal,
-          params: { query: { page, limit: PAGE_SIZE, sortBy, sortOrder, ...(search ? { search } : {}) } },
+          params: { query: listParams({ page, search, sort }, PAGE_SIZE) },
         }),
       ),
-    [page, search, sortBy, sortOrder],
+    [page, search, sort],
   )
   const stats = useResource((signal) => unwrap(api.GET('/api/admin/tags/stats', { signal })), [list.data])
   const figures = stats.data?.data
