@@ -48,3 +48,12 @@ export function FigureList({
     </ul>
   )
 }
+
+/** A labelled row of figures (`section.figures`), each a `Figure`. */
+export function Figures({ label, children }: { label: string; children: ComponentChildren }) {
+  return (
+    <section class="figures" aria-label={label}>
+      {children}
+    </section>
+  )
+}

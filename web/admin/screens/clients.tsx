@@ -10,7 +10,7 @@
 import { useState } from 'preact/hooks'
 import { ApiError, unwrap } from '../../shared/api.ts'
 import { useFields } from '../../shared/fields.ts'
-import { Figure } from '../../shared/figures.tsx'
+import { Figure, Figures } from '../../shared/figures.tsx'
 import { useSubmit } from '../../shared/form.ts'
 import { sortParams, useList } from '../../shared/list.ts'
 import { Page } from '../../shared/page.tsx'
@@ -301,7 +301,7 @@ export default function Clients() {
       }
     >
       {figures && (
-        <section class="figures" aria-label="Client figures">
+        <Figures label="Client figures">
           <Figure value={figures.overview.totalClients} label="Clients" />
           <Figure
             value={figures.growth.newClientsThisMonth}
@@ -321,7 +321,7 @@ export default function Clients() {
             value={figures.engagement.totalSubmissions}
             label={`Submissions (${figures.engagement.averageSubmissions} per client)`}
           />
-        </section>
+        </Figures>
       )}
       <Tabs
         label="Status"

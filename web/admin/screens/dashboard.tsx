@@ -7,7 +7,7 @@ import type { ComponentType } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import { unwrap } from '../../shared/api.ts'
 import { LineChart } from '../../shared/chart.tsx'
-import { Figure } from '../../shared/figures.tsx'
+import { Figure, Figures } from '../../shared/figures.tsx'
 import { Page } from '../../shared/page.tsx'
 import { useResource } from '../../shared/resource.ts'
 import { Link, useQuery } from '../../shared/router.tsx'
@@ -58,7 +58,7 @@ export default function Dashboard() {
   return (
     <Page title="Dashboard">
       {stats.error !== undefined && <Notice kind="error">{(stats.error as Error).message}</Notice>}
-      <section aria-label="Figures" class="figures">
+      <Figures label="Figures">
         <Figure label="Items" value={figures?.items.total ?? '…'} href="/items" />
         <Figure
           label="Waiting for review"
@@ -78,7 +78,7 @@ export default function Dashboard() {
           value={figures?.notifications.unread ?? '…'}
           href="/notifications"
         />
-      </section>
+      </Figures>
 
       <section class="card" aria-labelledby="activity-title">
         <div class="card-header">

@@ -6,7 +6,7 @@
  */
 import { useRef, useState } from 'preact/hooks'
 import { ApiError, unwrap } from '../../shared/api.ts'
-import { Figure } from '../../shared/figures.tsx'
+import { Figure, Figures } from '../../shared/figures.tsx'
 import { useSubmit } from '../../shared/form.ts'
 import { useList } from '../../shared/list.ts'
 import { Page } from '../../shared/page.tsx'
@@ -182,13 +182,13 @@ export default function Reports() {
   return (
     <Page title="Reports">
       {counts && (
-        <section class="figures" aria-label="All reports">
+        <Figures label="All reports">
           <Figure value={counts.total} label="Reports" />
           <Figure value={counts.pendingCount} label="Awaiting review" />
           <Figure value={counts.resolvedCount} label="Resolved" />
           <Figure value={counts.byContentType.item} label="About items" />
           <Figure value={counts.byContentType.comment} label="About comments" />
-        </section>
+        </Figures>
       )}
       <Tabs
         label="Status"

@@ -6,7 +6,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import { unwrap } from '../../shared/api.ts'
 import { useFields } from '../../shared/fields.ts'
-import { Figure } from '../../shared/figures.tsx'
+import { Figure, Figures } from '../../shared/figures.tsx'
 import { useSubmit } from '../../shared/form.ts'
 import { sortParams, useList } from '../../shared/list.ts'
 import { Page } from '../../shared/page.tsx'
@@ -216,12 +216,12 @@ export default function Roles() {
       }
     >
       {figures && (
-        <section class="figures" aria-label="Role figures">
+        <Figures label="Role figures">
           <Figure value={figures.total} label="Roles" />
           <Figure value={figures.active} label="Active" />
           <Figure value={figures.inactive} label="Inactive" />
           <Figure value={figures.averagePermissions} label="Permissions per role" />
-        </section>
+        </Figures>
       )}
       <div class="toolbar">
         <StatusFilter value={status ?? ''} onValue={(value) => setFilter('status', value)} />

@@ -5,7 +5,7 @@
  */
 import { useState } from 'preact/hooks'
 import { unwrap } from '../../shared/api.ts'
-import { Figure } from '../../shared/figures.tsx'
+import { Figure, Figures } from '../../shared/figures.tsx'
 import { sortParams, useList } from '../../shared/list.ts'
 import { Page } from '../../shared/page.tsx'
 import { PagedTable } from '../../shared/paged-table.tsx'
@@ -334,13 +334,13 @@ export default function SponsorAds() {
   return (
     <Page title="Sponsor ads">
       {stats && (
-        <section class="figures" aria-label="All sponsor ads">
+        <Figures label="All sponsor ads">
           <Figure value={stats.total} label="Sponsor ads" />
           <Figure value={stats.pending} label="Waiting for payment or review" />
           <Figure value={stats.active} label="Active" />
           <Figure value={stats.expired} label="Expired" />
           <Figure value={stats.cancelled} label="Cancelled" />
-        </section>
+        </Figures>
       )}
       <Tabs
         label="Status"

@@ -6,7 +6,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import { unwrap } from '../../shared/api.ts'
 import { orNull, useFields } from '../../shared/fields.ts'
-import { Figure } from '../../shared/figures.tsx'
+import { Figure, Figures } from '../../shared/figures.tsx'
 import { useSubmit } from '../../shared/form.ts'
 import { sortParams, useList } from '../../shared/list.ts'
 import { Page } from '../../shared/page.tsx'
@@ -165,13 +165,13 @@ export default function Users() {
       }
     >
       {figures && (
-        <section class="figures" aria-label="User figures">
+        <Figures label="User figures">
           <Figure value={figures.totalUsers} label="Users" />
           <Figure value={figures.activeUsers} label="Active" />
           <Figure value={figures.inactiveUsers} label="Inactive" />
           <Figure value={figures.recentRegistrations} label="New in the last 30 days" />
           <Figure value={figures.averageLoginFrequency} label="Sign-ins per user" />
-        </section>
+        </Figures>
       )}
       <div class="toolbar">
         <SearchBox value={search} placeholder="Name, username or email" onSearch={setSearch} />
