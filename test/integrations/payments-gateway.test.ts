@@ -16,7 +16,9 @@ import { startPolarFake } from '../fakes/polar.ts'
 import { startStripeFake } from '../fakes/stripe.ts'
 
 const PROVIDERS: CheckoutProvider[] = ['stripe', 'lemonsqueezy', 'polar']
+/** The provider timeout of the tests that wait one out; the others allow a loaded machine's answers. */
 const TIMEOUT_MS = 150
+const ANSWER_TIMEOUT_MS = 10_000
 
 /** The three fakes, seeded with a weekly and a monthly price each, and settings pointing at them. */
 async function setup(t: TestContext, overrides: Partial<PaymentGatewaysConfig> = {}) {
@@ -55,7 +57,7 @@ async function setup(t: TestContext, overrides: Partial<PaymentGatewaysConfig> =
     lemonsqueezySponsorMonthlyVariantId: prices.lemonsqueezy.monthly,
     polarSponsorWeeklyPriceId: prices.polar.weekly,
     polarSponsorMonthlyPriceId: prices.polar.monthly,
-    paymentTimeoutMs: TIMEOUT_MS,
+    paymentTimeoutMs: ANSWER_TIMEOUT_MS,
     stripeMaxNetworkRetries: 0,
     ...overrides,
   }
@@ -296,7 +298,7 @@ describe('payment gateways: provider failures', () => {
     })
 
     it(`${provider}: an answer that never comes is a timeout that may pass`, async (t) => {
-      const { fakes, gateways } = await setup(t)
+      const { fakes, gateways } = await setup(t, { paymentTimeoutMs: TIMEOUT_MS })
       const fake = fakeOf(fakes, provider)
       fake.fail({ method: 'POST' }, { hang: true })
       const error = await rejection(
@@ -406,7 +408,7 @@ describe('payment gateways: cancelling a subscription', () => {
   })
 
   it('a failure to cancel says whether it may pass', async (t) => {
-    const { fakes, gateways } = await setup(t)
+    const { fakes, gateways } = await setup(t, { paymentTimeoutMs: TIMEOUT_MS })
     fakes.polar.fail({ method: 'DELETE' }, { status: 503 })
     const unavailable = await rejection(
       () => gateways.cancelSubscription('polar', randomUUID()),
@@ -429,7 +431,7 @@ describe('payment gateways: cancelling a subscription', () => {
 
 describe("payment gateways: LemonSqueezy's base URL", () => {
   it('does not touch a plain fetch made at the same time, to another origin or to LemonSqueezy itself', async (t) => {
-    const { fakes, gateways } = await setup(t, { paymentTimeoutMs: 10_000 })
+    const { fakes, gateways } = await setup(t)
     const other = createServer((req, res) => res.end(`other ${req.url}`))
     await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve))
     t.after(() => new Promise<void>((resolve) => other.close(() => resolve())))
