@@ -3,26 +3,18 @@
  * the test file, the console's real build), Debian's Chromium driven by Playwright, a signed-in admin's
  * page, an axe-core check, and the screenshots `npm run screenshots` keeps for the README.
  */
+
+import assert from 'node:assert/strict'
 import { existsSync, mkdirSync, readFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core'
 import { ensureAdmin } from '../../src/directory/admin/bootstrap.ts'
 import { WEB_BUILD_DIR } from '../../src/http/console.ts'
 import { type DirectoryHarness, type DirectoryHarnessOptions, startDirectory } from '../helpers/apps.ts'
+import { freePort } from '../helpers/ports.ts'
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 export const ADMIN = { email: 'admin@example.com', password: 'admin-password-1' }
-
-/** A port free now, for a directory whose APP_URL must name it before it listens. */
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const address = server.address()
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  if (!address || typeof address === 'string') throw new Error('no port')
-  return address.port
-}
 
 export interface ConsoleHarness {
   /** The directory's base URL, e.g. http://127.0.0.1:41234. */
@@ -160,4 +152,17 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   if (!folder) return
   mkdirSync(join(folder, 'admin'), { recursive: true })
   await page.screenshot({ path: join(folder, 'admin', `${name}.png`), fullPage: false })
+}
+
+/**
+ * The error a field shows, as a screen reader reaches it: once the field is marked invalid (the answer comes
+ * when it comes), the text of the `.field-error` its `aria-describedby` names.
+ */
+export async function fieldError(page: Page, field: Locator): Promise<string> {
+  await field.and(page.locator('[aria-invalid="true"]')).waitFor()
+  const ids = ((await field.getAttribute('aria-describedby')) ?? '').split(' ').filter(Boolean)
+  const texts = await Promise.all(ids.map((id) => page.locator(`[id="${id}"].field-error`).allTextContents()))
+  const message = texts.flat().join(' ')
+  assert.ok(message, 'no error message is tied to the field')
+  return message
 }

@@ -6,8 +6,7 @@
 import assert from 'node:assert/strict'
 import { createServer, type Server } from 'node:http'
 import { after, before, describe, it } from 'node:test'
-import type { Page } from 'playwright-core'
-import { type ConsoleHarness, screenshot, seriousViolations, startConsole } from './console.ts'
+import { type ConsoleHarness, fieldError, screenshot, seriousViolations, startConsole } from './console.ts'
 
 let h: ConsoleHarness
 let site: Server
@@ -53,17 +52,6 @@ async function create(name: string, fields: Record<string, unknown> = {}): Promi
 async function read(id: string): Promise<{ status: number; item: Item }> {
   const res = await h.api<{ data: Item }>('GET', `/api/admin/items/${id}`)
   return { status: res.status, item: res.body?.data }
-}
-
-/** The message tied to a labelled control through aria-describedby. */
-async function errorOf(page: Page, label: string): Promise<string> {
-  const control = page.getByLabel(label, { exact: true })
-  // The answer comes when it comes: wait until the field is marked invalid.
-  await control.and(page.locator('[aria-invalid="true"]')).waitFor()
-  const ids = ((await control.getAttribute('aria-describedby')) ?? '').split(' ')
-  const errorId = ids.find((id) => id.endsWith('-error'))
-  assert.ok(errorId, `no error tied to ${label}`)
-  return (await page.locator(`[id="${errorId}"]`).textContent()) ?? ''
 }
 
 describe('admin console: items', () => {
@@ -140,7 +128,7 @@ describe('admin console: items', () => {
     await page.getByRole('group', { name: 'tagIds' }).getByLabel('Espresso').check()
     await page.getByLabel('description').fill('Portland roaster since 1999.')
     await page.getByRole('button', { name: 'Create item' }).click()
-    assert.match(await errorOf(page, 'url'), /uri|url|http/i)
+    assert.match(await fieldError(page, page.getByLabel('url', { exact: true })), /uri|url|http/i)
     assert.equal(await page.getByLabel('description').inputValue(), 'Portland roaster since 1999.')
     assert.deepEqual(await seriousViolations(page), [])
 

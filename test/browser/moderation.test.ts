@@ -7,9 +7,8 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import type { Page } from 'playwright-core'
 import Stripe from 'stripe'
-import { type ConsoleHarness, screenshot, seriousViolations, startConsole } from './console.ts'
+import { type ConsoleHarness, fieldError, screenshot, seriousViolations, startConsole } from './console.ts'
 
 const STRIPE_SECRET = 'whsec_console_moderation'
 
@@ -160,17 +159,6 @@ async function comment(author: Member, itemId: string, body: string) {
   return answer.data
 }
 
-/** The message shown under a field, as its control names it (`aria-describedby`). */
-async function fieldError(page: Page, label: string): Promise<string> {
-  const control = page.getByLabel(label, { exact: true })
-  await page.locator('.field-error').first().waitFor()
-  assert.equal(await control.getAttribute('aria-invalid'), 'true')
-  const ids = ((await control.getAttribute('aria-describedby')) ?? '').split(' ')
-  const errorId = ids.find((id) => id.endsWith('-error'))
-  assert.ok(errorId, `no error tied to ${label}`)
-  return (await page.locator(`[id="${errorId}"]`).textContent()) ?? ''
-}
-
 describe('admin console: sponsor ads', () => {
   it('approves a paid ad in review, with the figures and filters in the address', async () => {
     const ada = await member('Ada Lovelace')
@@ -220,7 +208,7 @@ describe('admin console: sponsor ads', () => {
     const dialog = page.getByRole('dialog', { name: 'Reject “Sightglass Coffee”' })
     await dialog.getByLabel('Reason').fill('Too short')
     await dialog.getByRole('button', { name: 'Reject' }).click()
-    assert.match(await fieldError(page, 'Reason'), /at least 10 characters/)
+    assert.match(await fieldError(page, page.getByLabel('Reason', { exact: true })), /at least 10 characters/)
     assert.equal(await dialog.getByLabel('Reason').inputValue(), 'Too short')
     assert.deepEqual(await seriousViolations(page), [])
     assert.equal((await readAd(ad.id)).data.status, 'pending')
@@ -286,7 +274,7 @@ describe('admin console: sponsor ads', () => {
 
     await page.getByLabel('End', { exact: true }).fill('2020-01-01T10:00')
     await page.getByRole('button', { name: 'Save' }).click()
-    assert.match(await fieldError(page, 'End'), /after/)
+    assert.match(await fieldError(page, page.getByLabel('End', { exact: true })), /after/)
     assert.equal(await page.getByLabel('End', { exact: true }).inputValue(), '2020-01-01T10:00')
 
     const end = new Date(Date.now() + 60 * 24 * 60 * 60 * 1000)

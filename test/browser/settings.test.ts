@@ -8,7 +8,7 @@ import assert from 'node:assert/strict'
 import { createServer, type Server } from 'node:http'
 import { after, before, describe, it } from 'node:test'
 import type { Page } from 'playwright-core'
-import { type ConsoleHarness, screenshot, seriousViolations, startConsole } from './console.ts'
+import { type ConsoleHarness, fieldError, screenshot, seriousViolations, startConsole } from './console.ts'
 
 const GOOD_KEY = 'good-key-0000-9f2c'
 
@@ -73,18 +73,6 @@ interface NavEntry {
   children: NavEntry[]
 }
 
-/** The message a field shows under it, found through its `aria-describedby`. */
-async function errorOf(page: Page, label: string): Promise<string> {
-  const field = page.getByLabel(label, { exact: true })
-  await page.locator('.field-invalid').getByLabel(label, { exact: true }).waitFor()
-  assert.equal(await field.getAttribute('aria-invalid'), 'true')
-  const ids = ((await field.getAttribute('aria-describedby')) ?? '').split(' ')
-  const messages = await Promise.all(
-    ids.map((id) => page.locator(`[id="${id}"].field-error`).allTextContents()),
-  )
-  return messages.flat().join(' ')
-}
-
 async function noOverflow(page: Page) {
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
   assert.ok(overflow <= 0, `the page is ${overflow} px wider than the screen`)
@@ -125,8 +113,8 @@ describe('admin console: settings', () => {
     await page.getByLabel('Contact email').fill('not an email')
     await page.getByLabel('Logo URL').fill('ftp://cdn.example.com/logo.svg')
     await page.getByRole('button', { name: 'Save settings' }).click()
-    assert.match(await errorOf(page, 'Contact email'), /email/i)
-    assert.match(await errorOf(page, 'Logo URL'), /form|url|uri/i)
+    assert.match(await fieldError(page, page.getByLabel('Contact email', { exact: true })), /email/i)
+    assert.match(await fieldError(page, page.getByLabel('Logo URL', { exact: true })), /form|url|uri/i)
     await page.getByRole('alert').filter({ hasText: 'Some fields need attention' }).waitFor()
     assert.equal(await page.getByLabel('Contact email').inputValue(), 'not an email')
     assert.equal(await page.getByLabel('Logo URL').inputValue(), 'ftp://cdn.example.com/logo.svg')
@@ -254,7 +242,7 @@ describe('admin console: settings', () => {
     // Nothing configured: the API says a key is needed, next to the key's field too.
     await page.getByRole('button', { name: 'Test connection' }).click()
     await page.getByRole('alert').filter({ hasText: 'could not be tried' }).waitFor()
-    assert.match(await errorOf(page, 'API key'), /no API key is saved/)
+    assert.match(await fieldError(page, page.getByLabel('API key', { exact: true })), /no API key is saved/)
 
     // A wrong key: what Twenty answered.
     await page.getByLabel('API key').fill('wrong-key-0000-0000')

@@ -7,8 +7,7 @@ import assert from 'node:assert/strict'
 import { readFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http'
 import { after, before, describe, it } from 'node:test'
-import type { Locator, Page } from 'playwright-core'
-import { type ConsoleHarness, screenshot, seriousViolations, startConsole } from './console.ts'
+import { type ConsoleHarness, fieldError, screenshot, seriousViolations, startConsole } from './console.ts'
 
 let h: ConsoleHarness
 let server: Server
@@ -88,15 +87,6 @@ async function items(search: string): Promise<Item[]> {
   const answer = await h.api<{ data: Item[] }>('GET', `/api/admin/items?limit=100${query}`)
   assert.equal(answer.status, 200)
   return answer.body.data
-}
-
-/** The error message shown for a field, read through its `aria-describedby` as a screen reader would. */
-async function fieldError(page: Page, field: Locator): Promise<string> {
-  // The answer comes when it comes: wait until the field is marked invalid.
-  await field.and(page.locator('[aria-invalid="true"]')).waitFor()
-  const ids = ((await field.getAttribute('aria-describedby')) ?? '').split(' ').filter(Boolean)
-  const texts = await Promise.all(ids.map((id) => page.locator(`[id="${id}"].field-error`).allTextContents()))
-  return texts.flat().join(' ')
 }
 
 describe('admin console: import / export', () => {
