@@ -90,6 +90,11 @@ export interface JobsDeps {
    * notification was missed); tests use short intervals. Jobs enqueued to run now wake workers at once.
    */
   pollingIntervalSeconds?: number
+  /**
+   * How often the queue is supervised: a job whose worker died (a crash, a kill) is failed, and retried, at
+   * the first supervision after its `expireInSeconds`. pg-boss's default, 60 s; tests use short ones.
+   */
+  superviseIntervalSeconds?: number
 }
 
 /**
@@ -114,14 +119,24 @@ export async function sendMany<T extends object>(
 const drizzleDb = (tx: DbOrTx) => fromDrizzle(tx as unknown as Parameters<typeof fromDrizzle>[0], sql)
 
 /** The service's durable job queue: pg-boss in the service's own `<service>_jobs` schema. */
-export function createJobs({ database, log, timeouts, pollingIntervalSeconds = 2 }: JobsDeps): Jobs {
+export function createJobs({
+  database,
+  log,
+  timeouts,
+  pollingIntervalSeconds = 2,
+  superviseIntervalSeconds,
+}: JobsDeps): Jobs {
   const schema = `${database.service}_jobs`
+  const supervision = superviseIntervalSeconds
+    ? { superviseIntervalSeconds, monitorIntervalSeconds: superviseIntervalSeconds }
+    : {}
   const boss =
     database.source.kind === 'pglite'
-      ? new PgBoss({ db: fromPglite(database.source.pglite), backend: 'pglite', schema })
+      ? new PgBoss({ db: fromPglite(database.source.pglite), backend: 'pglite', schema, ...supervision })
       : new PgBoss({
           connectionString: database.source.url,
           schema,
+          ...supervision,
           max: 4,
           application_name: `curio-${schema}`,
           ...(timeouts ? { connectionTimeoutMillis: timeouts.connectTimeoutMs } : {}),

@@ -27,6 +27,8 @@ export interface HarnessOptions {
   rateLimiter?: RateLimiter
   /** Where the manual clock starts (default: now), e.g. later than another process's clock. */
   clockStart?: Date | number
+  /** How often the job queue expires the jobs of a worker that died (pg-boss's default: 60 s). */
+  superviseIntervalSeconds?: number
 }
 
 export interface PlatformHarnessOptions extends HarnessOptions {
@@ -157,7 +159,12 @@ async function startService<Built extends { app: App }>(
   const shared = options.databases
   const databases = shared ?? (await createTestDatabases())
   const database = databaseOf(databases)
-  const jobs = createJobs({ database, log, pollingIntervalSeconds: 0.5 })
+  const jobs = createJobs({
+    database,
+    log,
+    pollingIntervalSeconds: 0.5,
+    superviseIntervalSeconds: options.superviseIntervalSeconds,
+  })
   const rateLimiter =
     options.rateLimiter ??
     (await createRateLimiterFor(config, clock, log, options.rateLimitPrefix ?? uniquePrefix()))

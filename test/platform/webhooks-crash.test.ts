@@ -12,11 +12,15 @@ import { durableDatabase, startServiceProcess } from '../helpers/processes.ts'
 
 const SERVICE_SCRIPT = fileURLToPath(new URL('../fixtures/crash-child.ts', import.meta.url))
 const WORKS_BEFORE_KILL = 12
-const ALLOWED = { WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' }
+/**
+ * A job taken by the killed process before it claimed its delivery runs again once pg-boss expires it: the
+ * attempt's lease (this timeout + 30 s) after it started, at the restarted queue's next supervision.
+ */
+const ALLOWED = { WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', WEBHOOK_TIMEOUT_MS: '1000' }
 
 describe('webhooks: a process killed while it creates works and delivers their events', () => {
   it('loses no event: after a restart every work’s work.created arrives at least once', {
-    timeout: 120_000,
+    timeout: 150_000,
   }, async () => {
     const receiver = await startReceiver()
     const database = await durableDatabase()
@@ -45,7 +49,12 @@ describe('webhooks: a process killed while it creates works and delivers their e
         assert.ok(created.length >= WORKS_BEFORE_KILL, `${created.length} works committed`)
 
         // Restarted after any attempt in flight at the kill could still be running: its recovery takes it.
-        const h = await startPlatform({ databases, env: ALLOWED, clockStart: Date.now() + 10 * 60_000 })
+        const h = await startPlatform({
+          databases,
+          env: ALLOWED,
+          clockStart: Date.now() + 10 * 60_000,
+          superviseIntervalSeconds: 1,
+        })
         try {
           const deliveredWorks = () =>
             new Set(
@@ -56,8 +65,11 @@ describe('webhooks: a process killed while it creates works and delivers their e
           await eventually(
             async () => deliveredWorks(),
             (delivered) => created.every((work) => delivered.has(work.id)),
-            60_000,
-          )
+            75_000,
+          ).catch((error: Error) => {
+            const missing = created.filter((work) => !deliveredWorks().has(work.id)).length
+            throw new Error(`${missing} of ${created.length} works without work.created: ${error.message}`)
+          })
           const deliveryIds = receiver.received.map((request) =>
             String(request.headers['x-service-delivery']),
           )
