@@ -144,14 +144,17 @@ export async function seriousViolations(page: Page): Promise<string[]> {
 
 /**
  * With CURIO_SCREENSHOTS=<folder> (`npm run screenshots`), keeps a picture of the screen as
- * `<folder>/admin/<name>.png`;
- * otherwise does nothing.
+ * `<folder>/<console>/<name>.png` (`admin` or `console`); otherwise does nothing.
  */
-export async function screenshot(page: Page, name: string): Promise<void> {
+export async function screenshot(
+  page: Page,
+  name: string,
+  console: 'admin' | 'console' = 'admin',
+): Promise<void> {
   const folder = process.env.CURIO_SCREENSHOTS
   if (!folder) return
-  mkdirSync(join(folder, 'admin'), { recursive: true })
-  await page.screenshot({ path: join(folder, 'admin', `${name}.png`), fullPage: false })
+  mkdirSync(join(folder, console), { recursive: true })
+  await page.screenshot({ path: join(folder, console, `${name}.png`), fullPage: false })
 }
 
 /**

@@ -1,9 +1,9 @@
 import { render } from 'preact'
 import '../shared/styles.css'
 import { currentPath, setBase } from '../shared/router.tsx'
-import { App, preloadScreen } from './app.tsx'
+import { App, preloadAdminScreen } from './app.tsx'
 
 setBase(import.meta.env.BASE_URL)
-preloadScreen(currentPath())
+preloadAdminScreen(currentPath())
 const root = document.getElementById('app')
 if (root) render(<App />, root)

@@ -2,17 +2,7 @@
  * The console's screens: the navigation's links, in order, and every path a screen answers. Each screen
  * is its own chunk, loaded when first opened, so the first page loads only what it shows.
  */
-import type { ComponentType } from 'preact'
-import type { ScreenProps } from './screen.ts'
-
-type Loader = () => Promise<{ default: ComponentType<ScreenProps> }>
-
-export interface Route {
-  pattern: string
-  load: Loader
-  /** The navigation link this path belongs to. */
-  nav: string
-}
+import type { Route } from '../shared/screens.tsx'
 
 /** The navigation, as the console shows it: name and path. */
 export const NAV = [

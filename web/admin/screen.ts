@@ -1,4 +1,1 @@
-/** What every screen is given: the parameters of its path (`/items/:id` → `{ id }`). */
-export interface ScreenProps {
-  params: Record<string, string>
-}
+export type { ScreenProps } from '../shared/screens.tsx'
