@@ -111,6 +111,9 @@ function printBanner(
   for (const { service, url } of runtime.services) {
     lines.push(`  ${service.padEnd(10)} ${url}    API reference: ${url}/docs`)
   }
+  const platform = runtime.services.find(({ service }) => service === 'platform')
+  if (platform)
+    lines.push(`  console    ${platform.url}/console    the platform console: build, generate, deploy`)
   const directory = runtime.services.find(({ service }) => service === 'directory')
   if (directory) lines.push(`  admin      ${directory.url}/admin    the directory's admin console`)
   if (runtime.metricsUrl) lines.push(`  metrics    ${runtime.metricsUrl}`)

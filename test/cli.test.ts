@@ -544,6 +544,10 @@ describe('the command line', () => {
         started.output(),
         new RegExp(`admin +http://localhost:${directoryPort}/admin +the directory's admin console`),
       )
+      assert.match(
+        started.output(),
+        new RegExp(`console +http://localhost:${platformPort}/console +the platform console`),
+      )
       for (const [service, url] of Object.entries(started.urls)) {
         const about = (await (await fetch(`http://127.0.0.1:${new URL(url).port}/`)).json()) as {
           service: string
@@ -558,6 +562,9 @@ describe('the command line', () => {
       const consolePage = await fetch(`http://localhost:${directoryPort}/admin`)
       assert.equal(consolePage.status, 200)
       assert.match(await consolePage.text(), /<div id="app"><\/div>/)
+      const platformConsole = await fetch(`http://localhost:${platformPort}/console/works`)
+      assert.equal(platformConsole.status, 200)
+      assert.match(await platformConsole.text(), /<div id="app"><\/div>/)
       for (const host of ['localhost', '127.0.0.1', '[::1]']) {
         const signin = await fetch(`${base}/api/auth/signin`, {
           method: 'POST',

@@ -11,6 +11,7 @@ const repo = join(import.meta.dirname, '..')
 /** Each console: its folder under web/ and the path its service serves it under. */
 export const CONSOLES = {
   admin: { base: '/admin/', service: 'directory', devTarget: 'http://localhost:3001' },
+  console: { base: '/console/', service: 'platform', devTarget: 'http://localhost:3000' },
 } as const
 
 export type ConsoleName = keyof typeof CONSOLES

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { STATUS_CODES } from 'node:http'
+import { standInsOf } from '../config.ts'
 import { createEventBus } from '../db/event-bus.ts'
 import { createNotifications } from '../db/notifications.ts'
 import { type App, createBaseApp } from '../http/app.ts'
@@ -29,6 +30,7 @@ import { getOrCreateInstanceSecret } from './instance/service.ts'
 import { mcpModule } from './mcp/module.ts'
 import { notificationsModule } from './notifications/module.ts'
 import type { NotificationService } from './notifications/service.ts'
+import { platformConsoleModule } from './console.ts'
 import { pluginsModule } from './plugins/module.ts'
 import { loadPlugins } from './plugins/registry.ts'
 import type { PluginService } from './plugins/service.ts'
@@ -94,6 +96,7 @@ export async function buildPlatformApp(deps: PlatformDeps): Promise<PlatformApp>
     service: 'platform',
     title: 'Curio platform API',
     clients: { typedClient: '@curio/client', mcp: '/mcp' },
+    standIns: standInsOf(config),
     description:
       'Build works (directory sites), generate their content, deploy them, and follow what happens. ' +
       'Authenticate with `Authorization: Bearer <access token>` from /api/auth/login.',
@@ -292,6 +295,7 @@ export async function buildPlatformApp(deps: PlatformDeps): Promise<PlatformApp>
       webhooks.module,
       deploy.module,
       mcp.module,
+      platformConsoleModule(),
     ],
     {
       jobs,

@@ -1,0 +1,93 @@
+import { useEffect, useState } from 'preact/hooks'
+import { messageOf, unwrap } from '../shared/api.ts'
+import { NOTIFICATIONS_CHANGED, usePolling } from '../shared/poll.ts'
+import { useLocation } from '../shared/router.tsx'
+import { Bell, NotFound, ShellLayout } from '../shared/shell.tsx'
+import { Button, ConfirmProvider, Loading, Notice, ToastProvider } from '../shared/ui.tsx'
+import { api } from './api.ts'
+import { Banners } from './banners.tsx'
+import { NAV, ROUTES } from './routes.ts'
+import { CreateAccount, SignIn } from './screens/sign-in.tsx'
+import { SessionProvider, useSession, useUser } from './session.tsx'
+
+export function App() {
+  return (
+    <ToastProvider>
+      <ConfirmProvider>
+        <SessionProvider>
+          <Gate />
+        </SessionProvider>
+      </ConfirmProvider>
+    </ToastProvider>
+  )
+}
+
+/** Signed in: the console; otherwise the sign-in form (or account creation) in place, at the same address. */
+function Gate() {
+  const { session, resume } = useSession()
+  const location = useLocation()
+  switch (session.state) {
+    case 'loading':
+      return (
+        <main class="sign-in" id="main">
+          <Loading what="Opening the console" />
+        </main>
+      )
+    case 'failed':
+      return (
+        <main class="sign-in" id="main">
+          <div class="card sign-in-card">
+            <h1>The platform could not be reached</h1>
+            <Notice kind="error">{messageOf(session.error)}</Notice>
+            <Button kind="primary" onClick={resume}>
+              Try again
+            </Button>
+          </div>
+        </main>
+      )
+    case 'signed-out':
+      return location.path === '/create-account' ? <CreateAccount /> : <SignIn expired={session.expired} />
+    case 'signed-in':
+      return <Shell />
+  }
+}
+
+function Shell() {
+  const user = useUser()
+  const { signOut } = useSession()
+  return (
+    <ShellLayout
+      brand="Curio"
+      nav={NAV}
+      routes={ROUTES}
+      banner={<Banners />}
+      notFound={<NotFound title="Curio" home="/works" homeLabel="Go to your works" />}
+      end={
+        <>
+          <NotificationBell />
+          <span class="user-email">{user.email}</span>
+          <Button kind="link" onClick={signOut}>
+            Sign out
+          </Button>
+        </>
+      }
+    />
+  )
+}
+
+/** The bell: how many notifications are unread, asked every 20 s while the tab is visible. */
+function NotificationBell() {
+  const [unread, setUnread] = useState<number | null>(null)
+  const read = () =>
+    unwrap(api.GET('/api/notifications/unread-count')).then(
+      (answer) => setUnread(answer.count),
+      () => {},
+    )
+  useEffect(() => {
+    read()
+    window.addEventListener(NOTIFICATIONS_CHANGED, read)
+    return () => window.removeEventListener(NOTIFICATIONS_CHANGED, read)
+  }, [])
+  usePolling(read, 20_000)
+  return <Bell href="/notifications" unread={unread} />
+}
