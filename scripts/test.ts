@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { ensurePgliteTemplate, ensurePostgresTemplate } from '../test/helpers/template.ts'
 import { prepareBrowserTests } from './browser-tests.ts'
 import { printSlowestFiles } from './file-times.ts'
+import { usesServers } from './server-tests.ts'
 
 const env = { ...process.env }
 const started = performance.now()
@@ -28,11 +29,19 @@ env.CURIO_FILE_TIMES = join(tmpdir(), `curio-file-times-${process.pid}.jsonl`)
 const args = process.argv.slice(2).filter((arg) => arg !== '--browser')
 const browser = process.argv.includes('--browser')
 // `npm test` runs every file but the browser tests, which `npm run test:browser` runs (they need Chromium).
-const files = args.some((arg) => !arg.startsWith('-'))
+const all = args.some((arg) => !arg.startsWith('-'))
   ? []
   : globSync(browser ? 'test/browser/**/*.test.ts' : 'test/**/*.test.ts')
       .filter((file) => browser || !file.startsWith(join('test', 'browser')))
       .sort()
+// On the servers' pass, the files that never reach them (they answer alike on any database) are not run again.
+const servers = !browser && Boolean(env.TEST_DATABASE_URL || env.TEST_REDIS_URL)
+const files = servers ? all.filter((file) => usesServers(file)) : all
+if (files.length < all.length) {
+  process.stdout.write(
+    `${all.length - files.length} test files use neither Postgres nor Redis: they ran on the embedded pass\n`,
+  )
+}
 if (browser || args.some((arg) => arg.includes(join('test', 'browser')))) await prepareBrowserTests()
 const concurrency = env.TEST_CONCURRENCY ?? String(Math.max(2, Math.min(4, availableParallelism())))
 const child = spawn(
