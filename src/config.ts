@@ -232,6 +232,33 @@ function list(env: string, group: string, meaning: string): Setting<string[]> {
   )
 }
 
+/**
+ * The providers `npm run demo` replaces with local stand-ins, by id, with their names; each stand-in is
+ * reached at its provider's API URL setting (OPENAI_API_URL, GITHUB_API_URL, VERCEL_API_URL).
+ */
+export const STAND_IN_PROVIDERS = { openai: 'OpenAI', github: 'GitHub', vercel: 'Vercel' } as const
+export type StandInProvider = keyof typeof STAND_IN_PROVIDERS
+
+/** A comma-separated list of STAND_IN_PROVIDERS' ids, each once. */
+function standIns(env: string, group: string, meaning: string): Setting<StandInProvider[]> {
+  const known = Object.keys(STAND_IN_PROVIDERS)
+  return make(env, group, meaning, '(empty)', (raw) => {
+    if (!present(raw)) return []
+    const named = raw
+      .split(',')
+      .map((part) => part.trim())
+      .filter(Boolean)
+    const unknown = named.filter((name) => !known.includes(name))
+    if (unknown.length > 0) {
+      throw new ConfigError(
+        env,
+        `must name providers among ${known.join(', ')} (got "${unknown.join(', ')}")`,
+      )
+    }
+    return [...new Set(named)] as StandInProvider[]
+  })
+}
+
 /** `scheme://host[:port]`, as a browser sends it in `Origin`; kept in the browser's spelling (`url.origin`). */
 function parseOrigin(env: string, raw: string): string {
   let url: URL | undefined
@@ -677,6 +704,11 @@ const definitions = {
   githubToken: optional('GITHUB_TOKEN', 'Platform', 'fallback secret of the `github` plugin', true),
   vercelToken: optional('VERCEL_TOKEN', 'Platform', 'fallback secret of the `vercel` plugin', true),
   openaiApiKey: optional('OPENAI_API_KEY', 'Platform', 'fallback secret of the `openai` plugin', true),
+  demoStandIns: standIns(
+    'DEMO_STAND_INS',
+    'Platform',
+    'providers (`openai`, `github`, `vercel`) whose API URL above points at a local stand-in: the banner, `GET /` and the console name them as such. `npm run demo` sets it; refused when `NODE_ENV=production`',
+  ),
   analyticsHost: url(
     'ANALYTICS_HOST',
     'Platform',
@@ -1024,6 +1056,12 @@ export function loadConfig(env: Env = process.env): Config {
   const isProduction = values.nodeEnv === 'production'
 
   if (isProduction) {
+    if (values.demoStandIns.length > 0) {
+      throw new ConfigError(
+        'DEMO_STAND_INS',
+        'is refused when NODE_ENV=production: stand-ins are for a local demo (npm run demo), never for real users',
+      )
+    }
     if (!values.jwtSecret) throw new ConfigError('JWT_SECRET', 'is required when NODE_ENV=production')
     // Without PLATFORM_ENCRYPTION_KEY a production instance starts, but stores no secret (SPEC.md: 400).
   }
@@ -1082,6 +1120,29 @@ export function loadConfig(env: Env = process.env): Config {
     platformDbUrl: values.platformDatabaseUrl ?? values.databaseUrl,
     directoryDbUrl: values.directoryDatabaseUrl ?? values.databaseUrl,
   })
+}
+
+/** A provider a local stand-in replaces (DEMO_STAND_INS), with its name and the stand-in's address. */
+export interface StandIn {
+  provider: StandInProvider
+  name: string
+  url: string
+}
+
+/** The stand-ins DEMO_STAND_INS names, each at the URL its provider's setting holds. */
+export function standInsOf(
+  config: Pick<Config, 'demoStandIns' | 'openaiApiUrl' | 'githubApiUrl' | 'vercelApiUrl'>,
+): StandIn[] {
+  const urls: Record<StandInProvider, string> = {
+    openai: config.openaiApiUrl,
+    github: config.githubApiUrl,
+    vercel: config.vercelApiUrl,
+  }
+  return config.demoStandIns.map((provider) => ({
+    provider,
+    name: STAND_IN_PROVIDERS[provider],
+    url: urls[provider],
+  }))
 }
 
 /** docs/configuration.md's table, generated from the definitions above. */

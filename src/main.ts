@@ -3,7 +3,15 @@ import './lib/module-hooks.ts'
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { type Config, ConfigError, configurationTable, DEFAULT_DATA_DIR, loadConfig } from './config.ts'
+import {
+  type Config,
+  ConfigError,
+  configurationTable,
+  DEFAULT_DATA_DIR,
+  loadConfig,
+  type StandIn,
+  standInsOf,
+} from './config.ts'
 import type { ServiceName } from './db/index.ts'
 import { DataDirInUseError } from './db/lock.ts'
 import { installLastResort, LOG_FLUSH_MS } from './lib/last-resort.ts'
@@ -106,6 +114,7 @@ function printBanner(
     services: { service: string; url: string }[]
   },
   workers = 1,
+  standIns: readonly StandIn[] = [],
 ) {
   const lines = ['', workers > 1 ? `Curio is running (${workers} workers)` : 'Curio is running']
   for (const { service, url } of runtime.services) {
@@ -116,6 +125,10 @@ function printBanner(
     lines.push(`  console    ${platform.url}/console    the platform console: build, generate, deploy`)
   const directory = runtime.services.find(({ service }) => service === 'directory')
   if (directory) lines.push(`  admin      ${directory.url}/admin    the directory's admin console`)
+  // The platform is what calls them: a directory alone has none to name.
+  for (const { provider, name, url } of platform ? standIns : []) {
+    lines.push(`  ${provider.padEnd(10)} ${url}    a local stand-in of ${name} (demo)`)
+  }
   if (runtime.metricsUrl) lines.push(`  metrics    ${runtime.metricsUrl}`)
   if (runtime.embedded) {
     lines.push(
@@ -163,7 +176,11 @@ async function start(args: string[]) {
         // login is printed once). The primary so never loads the database code.
         prepare: prepareInWorker,
         announce: (running, createdAdmin, metricsUrl) =>
-          printBanner({ services: running, embedded: undefined, createdAdmin, metricsUrl }, config.workers),
+          printBanner(
+            { services: running, embedded: undefined, createdAdmin, metricsUrl },
+            config.workers,
+            standInsOf(config),
+          ),
       })
     }
   }
@@ -254,7 +271,7 @@ async function startProcess(config: Config, services: readonly ServiceName[]) {
     const { reportReady } = await import('./cluster.ts')
     reportReady(runtime.services.map(({ service, url }) => ({ service, url })))
   } else {
-    printBanner(runtime)
+    printBanner(runtime, 1, standInsOf(config))
   }
 }
 

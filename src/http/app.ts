@@ -14,7 +14,7 @@ import Fastify, {
   type RawServerDefault,
 } from 'fastify'
 import type { Logger } from 'pino'
-import type { TrustProxy } from '../config.ts'
+import type { StandIn, TrustProxy } from '../config.ts'
 import { databaseUnavailable } from '../db/errors.ts'
 import { failureLogger } from '../db/outage-log.ts'
 import { VERSION } from '../lib/version.ts'
@@ -31,7 +31,14 @@ import {
   withinReadinessTimeout,
 } from './readiness.ts'
 import { LazyRequestLogger } from './request-logger.ts'
-import { described, HealthAnswer, NotReadyAnswer, ReadyAnswer, RootAnswer } from './schemas.ts'
+import {
+  described,
+  HealthAnswer,
+  NotReadyAnswer,
+  ReadyAnswer,
+  RootAnswer,
+  RootAnswerWithDemo,
+} from './schemas.ts'
 
 export type App = FastifyInstance<
   RawServerDefault,
@@ -72,6 +79,11 @@ export interface BaseAppOptions {
    * under `clients` with the guide to them.
    */
   clients: Record<string, string>
+  /**
+   * For a service whose providers may be local stand-ins (the platform): those it reaches through them
+   * (DEMO_STAND_INS), listed by `GET /` under `demo` when there are any, so a console can say so.
+   */
+  standIns?: readonly StandIn[]
 }
 
 type SecurityScheme =
@@ -317,6 +329,7 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
     version: VERSION,
     links: { docs: '/docs', openapi: '/openapi.json', health: '/healthz', ready: '/readyz' },
     clients: { guide: CLIENTS_GUIDE, ...options.clients },
+    ...(options.standIns?.length ? { demo: { standIns: options.standIns } } : {}),
   }
   app.get(
     '/',
@@ -328,8 +341,18 @@ export async function createBaseApp(options: BaseAppOptions): Promise<App> {
         description:
           'Names the service and its version, and links to its reference, document and probes, and to what ' +
           'programs use besides the REST API (`clients`: the MCP endpoint, feeds, the typed client, and the ' +
-          'guide to them).',
-        response: { 200: described(RootAnswer, 'About this service', root) },
+          'guide to them).' +
+          (options.standIns === undefined
+            ? ''
+            : ' On an instance started by `npm run demo`, `demo` names the providers it reaches through ' +
+              'local stand-ins instead of the real services.'),
+        response: {
+          200: described(
+            options.standIns === undefined ? RootAnswer : RootAnswerWithDemo,
+            'About this service',
+            root,
+          ),
+        },
       },
     },
     async () => root,

@@ -478,34 +478,69 @@ export const HealthAnswer = Type.Object(
   { description: 'The process serves requests', examples: [{ status: 'ok' }] },
 )
 
-export const RootAnswer = Type.Object(
+const ROOT_PROPERTIES = {
+  name: Type.String(),
+  service: Type.String(),
+  version: Type.String(),
+  links: Type.Object({
+    docs: Type.String(),
+    openapi: Type.String(),
+    health: Type.String(),
+    ready: Type.String(),
+  }),
+  clients: Type.Record(Type.String(), Type.String(), {
+    description:
+      'Where programs read this service besides its REST API: `guide` is the path of the guide to them in ' +
+      'the Curio repository (docs/clients.md); the others are paths on this service, or the typed ' +
+      'client package’s name',
+  }),
+}
+
+const ROOT_OPTIONS = {
+  description: 'The service, its version, and where its reference, probes and machine clients are',
+  examples: [
+    {
+      name: 'Curio platform API',
+      service: 'platform',
+      version: '0.1.0',
+      links: { docs: '/docs', openapi: '/openapi.json', health: '/healthz', ready: '/readyz' },
+      clients: { guide: 'docs/clients.md', typedClient: '@curio/client', mcp: '/mcp' },
+    },
+  ],
+}
+
+export const RootAnswer = Type.Object(ROOT_PROPERTIES, ROOT_OPTIONS)
+
+/** The providers a demo instance reaches through local stand-ins (DEMO_STAND_INS). */
+const DemoAnswer = Type.Object(
   {
-    name: Type.String(),
-    service: Type.String(),
-    version: Type.String(),
-    links: Type.Object({
-      docs: Type.String(),
-      openapi: Type.String(),
-      health: Type.String(),
-      ready: Type.String(),
-    }),
-    clients: Type.Record(Type.String(), Type.String(), {
-      description:
-        'Where programs read this service besides its REST API: `guide` is the path of the guide to them in ' +
-        'the Curio repository (docs/clients.md); the others are paths on this service, or the typed ' +
-        'client package’s name',
-    }),
+    standIns: Type.Array(
+      Type.Object({
+        provider: Type.String({ description: 'the plugin id: `openai`, `github` or `vercel`' }),
+        name: Type.String({ description: 'the provider’s name, e.g. `OpenAI`' }),
+        url: Type.String({ description: 'the local stand-in’s API address, in place of the provider’s' }),
+      }),
+    ),
   },
   {
-    description: 'The service, its version, and where its reference, probes and machine clients are',
+    description:
+      'Only on an instance started by `npm run demo` (`DEMO_STAND_INS`, refused in production): the ' +
+      'providers it reaches through local stand-ins instead of the real services, so that a console can ' +
+      'say so on every screen',
     examples: [
       {
-        name: 'Curio platform API',
-        service: 'platform',
-        version: '0.1.0',
-        links: { docs: '/docs', openapi: '/openapi.json', health: '/healthz', ready: '/readyz' },
-        clients: { guide: 'docs/clients.md', typedClient: '@curio/client', mcp: '/mcp' },
+        standIns: [
+          { provider: 'openai', name: 'OpenAI', url: 'http://127.0.0.1:41001/v1' },
+          { provider: 'github', name: 'GitHub', url: 'http://127.0.0.1:41002' },
+          { provider: 'vercel', name: 'Vercel', url: 'http://127.0.0.1:41003' },
+        ],
       },
     ],
   },
+)
+
+/** `GET /` of a service that may run on stand-ins (the platform): RootAnswer, and `demo` when it does. */
+export const RootAnswerWithDemo = Type.Object(
+  { ...ROOT_PROPERTIES, demo: Type.Optional(DemoAnswer) },
+  ROOT_OPTIONS,
 )

@@ -10,7 +10,7 @@ export interface paths {
         };
         /**
          * About this service
-         * @description Names the service and its version, and links to its reference, document and probes, and to what programs use besides the REST API (`clients`: the MCP endpoint, feeds, the typed client, and the guide to them).
+         * @description Names the service and its version, and links to its reference, document and probes, and to what programs use besides the REST API (`clients`: the MCP endpoint, feeds, the typed client, and the guide to them). On an instance started by `npm run demo`, `demo` names the providers it reaches through local stand-ins instead of the real services.
          */
         get: {
             parameters: {
@@ -58,6 +58,38 @@ export interface paths {
                             /** @description Where programs read this service besides its REST API: `guide` is the path of the guide to them in the Curio repository (docs/clients.md); the others are paths on this service, or the typed client package’s name */
                             clients: {
                                 [key: string]: string;
+                            };
+                            /**
+                             * @description Only on an instance started by `npm run demo` (`DEMO_STAND_INS`, refused in production): the providers it reaches through local stand-ins instead of the real services, so that a console can say so on every screen
+                             * @example {
+                             *       "standIns": [
+                             *         {
+                             *           "provider": "openai",
+                             *           "name": "OpenAI",
+                             *           "url": "http://127.0.0.1:41001/v1"
+                             *         },
+                             *         {
+                             *           "provider": "github",
+                             *           "name": "GitHub",
+                             *           "url": "http://127.0.0.1:41002"
+                             *         },
+                             *         {
+                             *           "provider": "vercel",
+                             *           "name": "Vercel",
+                             *           "url": "http://127.0.0.1:41003"
+                             *         }
+                             *       ]
+                             *     }
+                             */
+                            demo?: {
+                                standIns: {
+                                    /** @description the plugin id: `openai`, `github` or `vercel` */
+                                    provider: string;
+                                    /** @description the provider’s name, e.g. `OpenAI` */
+                                    name: string;
+                                    /** @description the local stand-in’s API address, in place of the provider’s */
+                                    url: string;
+                                }[];
                             };
                         };
                     };
