@@ -79,7 +79,9 @@ function NewWorkForm({ onCancel }: FormHandlers) {
     ).catch((error: unknown) => {
       // A slug already used by another of the user's works is about the Slug field.
       if (error instanceof ApiError && error.code === 'SLUG_TAKEN')
-        throw new ApiError(error.status, error.code, error.message, [{ field: 'slug', message: error.message }])
+        throw new ApiError(error.status, error.code, error.message, [
+          { field: 'slug', message: error.message },
+        ])
       throw error
     })
     navigate(`/works/${work.id}`)
