@@ -38,6 +38,14 @@ export default function WorkPage({ params }: ScreenProps) {
     (signal) => unwrap(api.GET('/api/works/{id}', { signal, params: { path: { id } } })),
     [id],
   )
+  // The tab's chunk loads while the work is asked for, not after.
+  useEffect(() => {
+    if (tab && !loadedTabs.has(tab.load))
+      tab.load().then(
+        (module) => loadedTabs.set(tab.load, module.default),
+        () => {},
+      )
+  }, [tab?.load])
 
   if (work.error !== undefined && !work.data) {
     const missing = work.error instanceof ApiError && work.error.status === 404
