@@ -59,6 +59,7 @@ async function deliveries(account: Account) {
     id: string
     subscriptionId: string | null
     event: string
+    body: string
     status: string
     attempts: number
     lastOutcome: string | null
@@ -284,6 +285,8 @@ describe('webhooks: deliveries', () => {
     assert.equal(delivery!.lastOutcome, 'success')
     assert.equal(delivery!.attempts, 1)
     assert.ok(delivery!.triggerRunId)
+    // The log shows the bytes the endpoint got, the ones the signature covers.
+    assert.equal(delivery!.body, request!.raw.toString())
   })
 
   it('a work-scoped subscription gets its work’s events only; an account-wide one gets all', async () => {

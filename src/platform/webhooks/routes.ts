@@ -189,7 +189,7 @@ export function webhookRoutes(
       schema: {
         tags,
         summary: 'Recent deliveries',
-        description: `The ${DELIVERIES_SHOWN} newest deliveries across your subscriptions, newest first.${limited(WEBHOOK_RATE_LIMITS.other)}`,
+        description: `The ${DELIVERIES_SHOWN} newest deliveries across your subscriptions, newest first, each with the body it sends and the outcome of its last attempt.${limited(WEBHOOK_RATE_LIMITS.other)}`,
         response: { 200: DeliveryList, ...errors(401, 429) },
       },
     },

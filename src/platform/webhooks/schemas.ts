@@ -6,6 +6,13 @@ export const MAX_URL_LENGTH = 2048
 const EXAMPLE_ID = '3b8f2c1a-5d4e-4f6a-9b7c-8d9e0f1a2b3c'
 const EXAMPLE_WORK_ID = '0b6d1c1e-4a57-4f5e-9d55-2b1f0c7e3a10'
 const EXAMPLE_DELIVERY_ID = '9a1b2c3d-4e5f-4a6b-8c7d-0e1f2a3b4c5d'
+const EXAMPLE_BODY = JSON.stringify({
+  event: 'work.created',
+  workId: '0b6d1c1e-4a57-4f5e-9d55-2b1f0c7e3a10',
+  workName: 'Café Guide',
+  sentAt: '2026-11-22T10:00:00.000Z',
+  accountId: '5f0c2a8e-7d3b-4e21-8a4c-9b1e6d2f7c30',
+})
 const EXAMPLE_SECRET = 'whsec_Xk3v9QnE2cR7yT1uP0oLmA5sD8fG4hJ6kZ2xC9vB7nM'
 const EXAMPLE_URL = 'https://hooks.example.com/curio'
 
@@ -168,6 +175,11 @@ export const Delivery = Type.Object({
     examples: [EXAMPLE_ID],
   }),
   event: Type.String({ examples: ['work.created'] }),
+  body: Type.String({
+    description:
+      'the JSON body sent to the endpoint, exactly as signed and sent (every attempt and a redelivery send these bytes)',
+    examples: [EXAMPLE_BODY],
+  }),
   status: Type.Enum(DELIVERY_STATUSES, { examples: ['succeeded'] }),
   attempts: Type.Integer({ examples: [1] }),
   lastResponseStatus: Type.Union([Type.Integer(), Type.Null()], { examples: [200] }),
@@ -193,6 +205,7 @@ export const DeliveryList = Type.Object(
             id: EXAMPLE_DELIVERY_ID,
             subscriptionId: EXAMPLE_ID,
             event: 'work.created',
+            body: EXAMPLE_BODY,
             status: 'succeeded',
             attempts: 1,
             lastResponseStatus: 200,

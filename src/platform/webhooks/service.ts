@@ -200,6 +200,7 @@ export function createWebhookService({
           id: webhookDeliveries.id,
           subscriptionId: webhookDeliveries.subscriptionId,
           event: webhookDeliveries.event,
+          body: webhookDeliveries.body,
           status: webhookDeliveries.status,
           attempts: webhookDeliveries.attempts,
           lastResponseStatus: webhookDeliveries.lastResponseStatus,

@@ -7042,7 +7042,7 @@ export interface paths {
         };
         /**
          * Recent deliveries
-         * @description The 50 newest deliveries across your subscriptions, newest first. Limited to 120 per minute per account (429 with `Retry-After`).
+         * @description The 50 newest deliveries across your subscriptions, newest first, each with the body it sends and the outcome of its last attempt. Limited to 120 per minute per account (429 with `Retry-After`).
          *
          *     Access: an access token or an API key (401 without one).
          */
@@ -7068,6 +7068,7 @@ export interface paths {
                          *           "id": "9a1b2c3d-4e5f-4a6b-8c7d-0e1f2a3b4c5d",
                          *           "subscriptionId": "3b8f2c1a-5d4e-4f6a-9b7c-8d9e0f1a2b3c",
                          *           "event": "work.created",
+                         *           "body": "{\"event\":\"work.created\",\"workId\":\"0b6d1c1e-4a57-4f5e-9d55-2b1f0c7e3a10\",\"workName\":\"Café Guide\",\"sentAt\":\"2026-11-22T10:00:00.000Z\",\"accountId\":\"5f0c2a8e-7d3b-4e21-8a4c-9b1e6d2f7c30\"}",
                          *           "status": "succeeded",
                          *           "attempts": 1,
                          *           "lastResponseStatus": 200,
@@ -7091,6 +7092,11 @@ export interface paths {
                                 subscriptionId: string | null;
                                 /** @example work.created */
                                 event: string;
+                                /**
+                                 * @description the JSON body sent to the endpoint, exactly as signed and sent (every attempt and a redelivery send these bytes)
+                                 * @example {"event":"work.created","workId":"0b6d1c1e-4a57-4f5e-9d55-2b1f0c7e3a10","workName":"Café Guide","sentAt":"2026-11-22T10:00:00.000Z","accountId":"5f0c2a8e-7d3b-4e21-8a4c-9b1e6d2f7c30"}
+                                 */
+                                body: string;
                                 /**
                                  * @example succeeded
                                  * @enum {unknown}
