@@ -100,10 +100,12 @@ describe('platform console: webhooks', () => {
     const delivered = receivedBy(user).find((one) => one.json.event === 'work.created')
     assert.equal(delivered?.json.workId, work.body.id)
 
-    // Its details name the delivery id the endpoint received.
+    // Its details name the delivery id the endpoint received, and show the body it got.
     await createdRow.getByRole('button', { name: /^Details/ }).click()
     const details = page.getByRole('dialog', { name: 'Delivery' })
     await details.getByText(String(delivered?.headers['x-service-delivery'])).waitFor()
+    const shownBody = await details.getByRole('region', { name: 'Body sent' }).locator('pre').textContent()
+    assert.deepEqual(JSON.parse(shownBody ?? ''), delivered?.json)
     assert.deepEqual(await seriousViolations(page), [])
     await details.getByRole('button', { name: 'Done' }).click()
     await details.waitFor({ state: 'hidden' })

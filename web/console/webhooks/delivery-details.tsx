@@ -1,4 +1,7 @@
-/** One delivery in full: its id (the `X-Service-Delivery` header the endpoint got), its last attempt, its job. */
+/**
+ * One delivery in full: its id (the `X-Service-Delivery` header the endpoint got), its last attempt, its job,
+ * and the body it sends, as sent (the bytes the signature covers), laid out to read.
+ */
 import { Button, Dialog, formatDate } from '../../shared/ui.tsx'
 import { type Delivery, DeliveryStatus, OUTCOME } from './model.tsx'
 
@@ -35,6 +38,10 @@ export function DeliveryDetails({ delivery, onClose }: { delivery: Delivery | nu
             <dt>Job run</dt>
             <dd>{delivery.triggerRunId ? <code class="break">{delivery.triggerRunId}</code> : '—'}</dd>
           </dl>
+          <section aria-labelledby="delivery-body-title">
+            <h3 id="delivery-body-title">Body sent</h3>
+            <pre class="delivery-body">{pretty(delivery.body)}</pre>
+          </section>
           <p class="muted small">
             The endpoint received the delivery id as <code>X-Service-Delivery</code> and the event as{' '}
             <code>X-Service-Event</code>.
@@ -46,4 +53,13 @@ export function DeliveryDetails({ delivery, onClose }: { delivery: Delivery | nu
       )}
     </Dialog>
   )
+}
+
+/** The body with its JSON laid out; as stored when it is not JSON. */
+function pretty(body: string): string {
+  try {
+    return JSON.stringify(JSON.parse(body), null, 2)
+  } catch {
+    return body
+  }
 }
