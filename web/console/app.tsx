@@ -9,11 +9,13 @@ import { Banners } from './banners.tsx'
 import { NAV, ROUTES } from './routes.ts'
 import { CreateAccount, SignIn } from './screens/sign-in.tsx'
 import { SessionProvider, useSession, useUser } from './session.tsx'
+import { StandIns } from './stand-ins.tsx'
 
 export function App() {
   return (
     <ToastProvider>
       <ConfirmProvider>
+        <StandIns />
         <SessionProvider>
           <Gate />
         </SessionProvider>
