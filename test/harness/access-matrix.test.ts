@@ -295,6 +295,7 @@ describe('access matrix: the platform', () => {
     'POST /api/deploy/works/:id/teams': () => ({ params: { id: workId } }),
     'POST /api/deploy/works/:id/check': () => ({ params: { id: workId } }),
     'POST /api/deploy/works/:id/lookup': () => ({ params: { id: workId } }),
+    'GET /api/deploy/works/:id/deployments': () => ({ params: { id: workId } }),
   }
 
   /**

@@ -753,6 +753,14 @@ describe('deploy: bad input and faults', () => {
         assert.equal(res.statusCode, 404, `${path}: ${res.body}`)
         assert.equal(res.json().code, 'WORK_NOT_FOUND')
       }
+      const history = await call(h, caller, 'GET', `/api/deploy/works/${work.id}/deployments`)
+      assert.equal(history.statusCode, 404, history.body)
+      assert.equal(history.json().code, 'WORK_NOT_FOUND')
+    }
+    for (const query of ['limit=0', 'limit=51', 'offset=-1', 'limit=two']) {
+      const res = await call(h, owner, 'GET', `/api/deploy/works/${work.id}/deployments?${query}`)
+      assert.equal(res.statusCode, 400, `${query}: ${res.body}`)
+      assert.match(res.json().details[0].field, /^query\.(limit|offset)$/)
     }
     const unknown = await call(h, owner, 'GET', '/api/deploy/providers/netlify/configured')
     assert.equal(unknown.statusCode, 404)
@@ -816,6 +824,34 @@ describe('deploy: shared works, checks and reads', () => {
     assert.equal(done!.deployedBy, editor.userId)
     const rows = await activities(editor, work.id)
     assert.equal(rows[0]!.action, 'deployment.succeeded')
+
+    // The work's history shows every deployment, whoever deployed it, newest first, to owner and editor alike.
+    h.clock.advance(1000)
+    const second = await deploy(owner, work.id)
+    assert.equal(second.statusCode, 200, second.body)
+    await settled(owner, work.id)
+    for (const reader of [owner, editor]) {
+      const history = await call(h, reader, 'GET', `/api/deploy/works/${work.id}/deployments`)
+      assert.equal(history.statusCode, 200, history.body)
+      const { deployments, total } = history.json() as {
+        deployments: { id: string; deployedBy: string }[]
+        total: number
+      }
+      assert.equal(total, 2)
+      assert.deepEqual(
+        deployments.map((d) => [d.id, d.deployedBy]),
+        [
+          [second.json().deploymentId, owner.userId],
+          [res.json().deploymentId, editor.userId],
+        ],
+      )
+    }
+    const paged = await call(h, editor, 'GET', `/api/deploy/works/${work.id}/deployments?limit=1&offset=1`)
+    assert.deepEqual(
+      paged.json().deployments.map((d: { id: string }) => d.id),
+      [res.json().deploymentId],
+    )
+    assert.equal(paged.json().total, 2)
   })
 
   it('providers, configured, validate-token and teams answer from the caller’s (or owner’s) configuration', async () => {

@@ -14,7 +14,9 @@ import {
   BatchResult,
   CapabilityCheck,
   DeployBody,
+  DeploymentHistory,
   DeployStarted,
+  HistoryQuery,
   LookupResult,
   ProviderConfigured,
   ProviderList,
@@ -205,6 +207,26 @@ export function deployRoutes(
       },
     },
     async (req) => deploy.lookup(authOf(req).userId, req.params.id),
+  )
+
+  app.get(
+    '/api/deploy/works/:id/deployments',
+    {
+      config: { access: 'jwt' },
+      preHandler: limit('GET /api/deploy/works/:id/deployments', DEPLOY_RATE_LIMITS.other),
+      schema: {
+        tags,
+        summary: 'The work’s deployments',
+        description:
+          `${WHO} Every deployment of the work, by whoever deployed it, newest first: the history the latest ` +
+          `lookup is the head of, paged by \`limit\` (1 to 50, 10 by default) and \`offset\`, with the total.` +
+          limited(DEPLOY_RATE_LIMITS.other),
+        params: WorkParams,
+        querystring: HistoryQuery,
+        response: { 200: DeploymentHistory, ...errors(400, 401, 403, workNotFound, 429) },
+      },
+    },
+    async (req) => deploy.history(authOf(req).userId, req.params.id, req.query),
   )
 
   app.post(

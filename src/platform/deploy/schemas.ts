@@ -242,6 +242,30 @@ export const LookupResult = Type.Object(
   },
 )
 
+export const HistoryQuery = Type.Object({
+  limit: Type.Integer({
+    minimum: 1,
+    maximum: 50,
+    default: 10,
+    description: 'deployments per page (1 to 50)',
+    examples: [10],
+  }),
+  offset: Type.Integer({ minimum: 0, default: 0, description: 'deployments to skip', examples: [0] }),
+})
+export type HistoryQuery = Static<typeof HistoryQuery>
+
+export const DeploymentHistory = Type.Object(
+  {
+    status: Type.Literal('success'),
+    deployments: Type.Array(Deployment, { description: 'newest first' }),
+    total: Type.Integer({ description: 'the work’s deployments over all pages', examples: [1] }),
+  },
+  {
+    description: 'A page of the work’s deployments, by whoever deployed it, newest first',
+    examples: [{ status: 'success', deployments: [EXAMPLE_DEPLOYMENT], total: 1 }],
+  },
+)
+
 export const BatchBody = Type.Object(
   {
     works: Type.Array(

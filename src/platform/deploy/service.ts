@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { desc, eq } from 'drizzle-orm'
+import { count, desc, eq } from 'drizzle-orm'
 import type { Logger } from 'pino'
 import type { Db } from '../../db/index.ts'
 import { gitHostStatus } from '../../integrations/github/client.ts'
@@ -257,6 +257,23 @@ export function createDeployService(deps: DeployServiceDeps) {
         .orderBy(desc(deployments.createdAt))
         .limit(1)
       return { status: 'success' as const, deployment: row ? deploymentOf(row) : null }
+    },
+
+    /** A page of the work's deployments, whoever deployed them, newest first, and how many there are. */
+    async history(userId: string, workId: string, page: { limit: number; offset: number }) {
+      const work = await deployable(workId, userId)
+      const rows = await db
+        .select()
+        .from(deployments)
+        .where(eq(deployments.workId, work.id))
+        .orderBy(desc(deployments.createdAt), desc(deployments.id))
+        .limit(page.limit)
+        .offset(page.offset)
+      const [counted] = await db
+        .select({ total: count() })
+        .from(deployments)
+        .where(eq(deployments.workId, work.id))
+      return { status: 'success' as const, deployments: rows.map(deploymentOf), total: counted?.total ?? 0 }
     },
   }
 }

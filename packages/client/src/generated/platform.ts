@@ -8301,6 +8301,218 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/deploy/works/{id}/deployments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The work’s deployments
+         * @description You must own the work or edit it (anyone else, viewers included, gets 404); a shared work deploys with its owner’s provider and GitHub credentials. Every deployment of the work, by whoever deployed it, newest first: the history the latest lookup is the head of, paged by `limit` (1 to 50, 10 by default) and `offset`, with the total. Limited to 120 per minute per account (429 with `Retry-After`).
+         *
+         *     Access: an access token (401 without one; an API key gets 403 `API_KEY_NOT_ALLOWED`).
+         */
+        get: {
+            parameters: {
+                query: {
+                    /**
+                     * @description deployments per page (1 to 50)
+                     * @example 10
+                     */
+                    limit: number;
+                    /**
+                     * @description deployments to skip
+                     * @example 0
+                     */
+                    offset: number;
+                };
+                header?: never;
+                path: {
+                    /**
+                     * @description the work id (a UUID)
+                     * @example 0b6d1c1e-4a57-4f5e-9d55-2b1f0c7e3a10
+                     */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of the work’s deployments, by whoever deployed it, newest first */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "status": "success",
+                         *       "deployments": [
+                         *         {
+                         *           "id": "5e0c7a52-2b9d-4f0e-8d3b-6a1c9e2f4b70",
+                         *           "workId": "0b6d1c1e-4a57-4f5e-9d55-2b1f0c7e3a10",
+                         *           "providerId": "vercel",
+                         *           "providerName": "Vercel",
+                         *           "repository": "curio-sites/coffee-guide-website",
+                         *           "teamScope": null,
+                         *           "trigger": "deploy_vercel.yaml",
+                         *           "state": "READY",
+                         *           "url": "https://coffee-guide-website.vercel.app",
+                         *           "providerDeploymentId": "dpl_7Gx2mQ",
+                         *           "error": null,
+                         *           "polls": 9,
+                         *           "deployedBy": "7c1e2d3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
+                         *           "dispatchedAt": "2026-03-02T10:15:30.123Z",
+                         *           "finishedAt": "2026-03-02T10:17:02.456Z",
+                         *           "createdAt": "2026-03-02T10:15:31.001Z"
+                         *         }
+                         *       ],
+                         *       "total": 1
+                         *     }
+                         */
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                            /** @description newest first */
+                            deployments: {
+                                /** @example 5e0c7a52-2b9d-4f0e-8d3b-6a1c9e2f4b70 */
+                                id: string;
+                                /** @example 0b6d1c1e-4a57-4f5e-9d55-2b1f0c7e3a10 */
+                                workId: string;
+                                /** @example vercel */
+                                providerId: string;
+                                /** @example Vercel */
+                                providerName: string;
+                                /** @example curio-sites/coffee-guide-website */
+                                repository: string;
+                                /** @example null */
+                                teamScope: string | null;
+                                /**
+                                 * @description how the workflow was started: the workflow file dispatched, `push` (the trigger commit), or `none` (the pipeline failed before)
+                                 * @example deploy_vercel.yaml
+                                 */
+                                trigger: string;
+                                /**
+                                 * @description The verification states; READY, ERROR, CANCELED and TIMEOUT are final
+                                 * @example READY
+                                 * @enum {unknown}
+                                 */
+                                state: "INITIALIZING" | "QUEUED" | "BUILDING" | "READY" | "ERROR" | "CANCELED" | "TIMEOUT";
+                                /** @example https://coffee-guide-website.vercel.app */
+                                url: string | null;
+                                /**
+                                 * @description the provider’s deployment created after the dispatch, once seen
+                                 * @example dpl_7Gx2mQ
+                                 */
+                                providerDeploymentId: string | null;
+                                /**
+                                 * @description why it failed, or what the last poll could not read
+                                 * @example null
+                                 */
+                                error: string | null;
+                                /** @example 9 */
+                                polls: number;
+                                /**
+                                 * @description the user who deployed
+                                 * @example 7c1e2d3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f
+                                 */
+                                deployedBy: string;
+                                /**
+                                 * Format: date-time
+                                 * @example 2026-11-22T10:00:00.000Z
+                                 */
+                                dispatchedAt: string;
+                                finishedAt: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @example 2026-11-22T10:00:00.000Z
+                                 */
+                                createdAt: string;
+                            }[];
+                            /**
+                             * @description the work’s deployments over all pages
+                             * @example 1
+                             */
+                            total: number;
+                        };
+                    };
+                };
+                /** @description Invalid input. `VALIDATION_ERROR`: A field of params, query or body is invalid; `details` names each one. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PlatformError"];
+                    };
+                };
+                /** @description Not authenticated. `UNAUTHORIZED`: No valid session, access token or API key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PlatformError"];
+                    };
+                };
+                /** @description Not allowed. `FORBIDDEN`: The caller is known but may not do this. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PlatformError"];
+                    };
+                };
+                /** @description Not found. `WORK_NOT_FOUND`: No work you may see has this id. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PlatformError"];
+                    };
+                };
+                /** @description Rate limited. `RATE_LIMITED`: Too many requests; `Retry-After` says when to try again. */
+                429: {
+                    headers: {
+                        /** @description seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description requests allowed per window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description when the window resets, in Unix seconds */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PlatformError"];
+                    };
+                };
+                /** @description Not ready. `DATABASE_UNAVAILABLE`: The database cannot be reached or did not answer in time; `Retry-After` says when to try again. */
+                503: {
+                    headers: {
+                        /** @description seconds to wait before trying again while the database cannot be reached */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PlatformError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/deploy/batch": {
         parameters: {
             query?: never;
