@@ -69,7 +69,10 @@ describe('platform console: deploy', () => {
     )
     assert.ok(await page.getByRole('button', { name: 'Deploy', exact: true }).isDisabled())
     await latest(page).getByText('This work has not been deployed yet.').waitFor()
-    await page.getByText('You have not deployed this work yet.').waitFor()
+    await page
+      .getByRole('table', { name: 'Deployments of this work, newest first' })
+      .getByText('No deployments yet.')
+      .waitFor()
     assert.deepEqual(await seriousViolations(page), [])
     const width = await page.evaluate('document.documentElement.scrollWidth')
     assert.ok(Number(width) <= 375, `the page is ${width} px wide`)
@@ -112,7 +115,7 @@ describe('platform console: deploy', () => {
       h.onWorkflow(deploysReady)
     }
 
-    const history = page.getByRole('table', { name: 'Your deployments of this work, newest first' })
+    const history = page.getByRole('table', { name: 'Deployments of this work, newest first' })
     await history.locator('tbody tr').filter({ hasText: BUILD_ERROR }).getByText('Failed').waitFor()
     await history
       .locator('tbody tr')
@@ -120,6 +123,7 @@ describe('platform console: deploy', () => {
       .getByText('Ready')
       .waitFor()
     assert.equal(await history.locator('tbody tr').count(), 2)
+    assert.equal(await history.getByRole('cell', { name: 'You', exact: true }).count(), 2)
     assert.deepEqual(await seriousViolations(page), [])
     await screenshot(page, 'work-deploy', 'console')
   })

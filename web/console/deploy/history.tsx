@@ -1,6 +1,7 @@
 /**
- * The user's past deployments of a work, newest first, from their activity log (`actionType=deployment`):
- * when each started, how it ended, and its site or its error. The page is in the address (`?page=2`).
+ * The work's deployments, newest first, whoever deployed them (`GET /api/deploy/works/:id/deployments`):
+ * when each started, who deployed it, how it ended, and its site or its error. The page is in the address
+ * (`?page=2`).
  */
 import { unwrap } from '../../shared/api.ts'
 import { useList } from '../../shared/list.ts'
@@ -9,93 +10,85 @@ import { type Resource, useResource } from '../../shared/resource.ts'
 import type { Column } from '../../shared/table.tsx'
 import { formatDate } from '../../shared/ui.tsx'
 import { type Answer, api } from '../api.ts'
+import { useUser } from '../session.tsx'
 import { SiteLink } from './latest.tsx'
-import { type DeploymentState, StateBadge } from './state.tsx'
+import { isFinal, StateBadge } from './state.tsx'
 
 const PAGE_SIZE = 10
 
-type ActivityPage = Answer<'/api/activity-log'>
-type Entry = ActivityPage['activities'][number]
-
-const text = (value: unknown) => (typeof value === 'string' && value ? value : undefined)
-
-/** Where the deployment ended, as a verification state; undefined while it runs. */
-function endOf(entry: Entry): DeploymentState | undefined {
-  if (entry.status === 'completed') return 'READY'
-  if (entry.status === 'cancelled') return 'CANCELED'
-  if (entry.status === 'failed') {
-    const state = text(entry.details.terminalState)
-    return state === 'TIMEOUT' || state === 'CANCELED' ? state : 'ERROR'
-  }
-  return undefined
-}
+type HistoryPage = Answer<'/api/deploy/works/{id}/deployments'>
+type Deployment = HistoryPage['deployments'][number]
 
 export function useDeploymentHistory(workId: string) {
   const list = useList()
   const history = useResource(
     (signal) =>
       unwrap(
-        api.GET('/api/activity-log', {
+        api.GET('/api/deploy/works/{id}/deployments', {
           signal,
           params: {
-            query: {
-              workId,
-              actionType: 'deployment',
-              limit: PAGE_SIZE,
-              offset: (list.page - 1) * PAGE_SIZE,
-            },
+            path: { id: workId },
+            query: { limit: PAGE_SIZE, offset: (list.page - 1) * PAGE_SIZE },
           },
         }),
       ),
     [workId, list.page],
   )
-  return { history, page: list.page, setPage: list.setPage }
+  // Who deployed: the work's members by id (the owner and editors are the ones who can).
+  const members = useResource(
+    (signal) => unwrap(api.GET('/api/works/{id}/members', { signal, params: { path: { id: workId } } })),
+    [workId],
+  )
+  const emails = new Map((members.data?.members ?? []).map((member) => [member.userId, member.email]))
+  return { history, emails, page: list.page, setPage: list.setPage }
 }
-
-const columns: Column<Entry>[] = [
-  { header: 'Started', cell: (entry) => formatDate(entry.createdAt, true) },
-  {
-    header: 'Result',
-    cell: (entry) => {
-      const end = endOf(entry)
-      return end ? <StateBadge state={end} /> : <span class="status status-running">In progress</span>
-    },
-  },
-  {
-    header: 'Site or error',
-    cell: (entry) => {
-      const url = text(entry.details.url)
-      if (url) return <SiteLink url={url} />
-      return text(entry.details.error) ?? entry.summary
-    },
-  },
-  {
-    header: 'Finished',
-    secondary: true,
-    cell: (entry) => (endOf(entry) ? formatDate(entry.updatedAt, true) : '—'),
-  },
-]
 
 export function DeploymentHistory({
   history,
+  emails,
   page,
   setPage,
 }: {
-  history: Resource<ActivityPage>
+  history: Resource<HistoryPage>
+  emails: ReadonlyMap<string, string>
   page: number
   setPage: (page: number) => void
 }) {
+  const user = useUser()
+  const columns: Column<Deployment>[] = [
+    { header: 'Started', cell: (deployment) => formatDate(deployment.createdAt, true) },
+    {
+      header: 'By',
+      cell: (deployment) =>
+        deployment.deployedBy === user.id ? 'You' : (emails.get(deployment.deployedBy) ?? 'A former member'),
+    },
+    { header: 'Result', cell: (deployment) => <StateBadge state={deployment.state} /> },
+    {
+      header: 'Site or error',
+      cell: (deployment) =>
+        deployment.state === 'READY' && deployment.url ? (
+          <SiteLink url={deployment.url} />
+        ) : (
+          (deployment.error ?? (isFinal(deployment.state) ? '—' : 'In progress'))
+        ),
+    },
+    {
+      header: 'Finished',
+      secondary: true,
+      cell: (deployment) => (deployment.finishedAt ? formatDate(deployment.finishedAt, true) : '—'),
+    },
+  ]
   const total = history.data?.total
   return (
     <section aria-labelledby="history-title">
-      <h3 id="history-title">Your deployments of this work</h3>
+      <h3 id="history-title">Deployments of this work</h3>
       <PagedTable
-        caption="Your deployments of this work, newest first"
+        caption="Deployments of this work, newest first"
         columns={columns}
-        rows={history.data?.activities}
-        rowKey={(entry) => entry.id}
+        rows={history.data?.deployments}
+        rowKey={(deployment) => deployment.id}
         busy={history.loading}
-        empty="You have not deployed this work yet."
+        empty="No deployments yet."
         error={history.error}
         meta={total === undefined ? undefined : { total, totalPages: Math.ceil(total / PAGE_SIZE) }}
         page={page}

@@ -37,7 +37,7 @@ export default function DeployTab({ work }: WorkTabProps) {
 function Deploying({ work }: { work: Work }) {
   const readiness = useReadiness(work)
   const latest = useLatestDeployment(work.id)
-  const { history, page, setPage } = useDeploymentHistory(work.id)
+  const { history, emails, page, setPage } = useDeploymentHistory(work.id)
   const deployment = latest.data?.deployment ?? null
 
   // The history follows the latest deployment: a new one, or one that ended, changes a row.
@@ -60,7 +60,7 @@ function Deploying({ work }: { work: Work }) {
         onDeployed={latest.reload}
       />
       <LatestDeployment latest={latest} />
-      <DeploymentHistory history={history} page={page} setPage={setPage} />
+      <DeploymentHistory history={history} emails={emails} page={page} setPage={setPage} />
     </>
   )
 }
