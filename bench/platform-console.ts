@@ -239,8 +239,8 @@ try {
   }
 }
 
-const firstMedian = median(timing.firstVisitMs)
-const cachedMedian = median(timing.cachedMs)
+const firstMedian = round(median(timing.firstVisitMs), 1)
+const cachedMedian = round(median(timing.cachedMs), 1)
 console.log(
   `\nNavigation to a work's page with ${itemCount.toLocaleString('en')} items, median of ${runs} (target ≤ ${TARGET_MS} ms):`,
 )
