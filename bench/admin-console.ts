@@ -16,12 +16,9 @@
  *   npm run bench:console [-- --items 100000] [-- --runs 10]
  */
 import { randomBytes } from 'node:crypto'
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { gzipSync } from 'node:zlib'
 import { chromium, type Page } from 'playwright-core'
-import { WEB_BUILD_DIR } from '../src/http/console.ts'
+import { consoleWeigher, printWeights } from './console-weight.ts'
 import type { ExportsServerReady } from './exports-server.ts'
 import {
   adminQuery,
@@ -41,7 +38,6 @@ import {
   writeResults,
 } from './lib.ts'
 
-const TARGET_KB = 150
 const TARGET_MS = 1000
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 
@@ -58,71 +54,12 @@ checkWholeNumbers([
 
 // 1. Weight --------------------------------------------------------------------------------------------
 
-interface ManifestChunk {
-  file: string
-  imports?: string[]
-  css?: string[]
-  name?: string
-  isEntry?: boolean
-}
-
-const dir = join(WEB_BUILD_DIR, 'admin')
-const manifest = JSON.parse(readFileSync(join(dir, '.vite', 'manifest.json'), 'utf8')) as Record<
-  string,
-  ManifestChunk
->
-const gzipped = (file: string) => gzipSync(readFileSync(join(dir, file)), { level: 9 }).length
-
-/** The files a chunk needs before it runs: itself, its static imports (transitively) and their CSS. */
-function closure(key: string, seen = new Set<string>()): Set<string> {
-  const chunk = manifest[key]
-  if (!chunk) throw new Error(`${key} is not in the build's manifest`)
-  seen.add(chunk.file)
-  for (const css of chunk.css ?? []) seen.add(css)
-  for (const imported of chunk.imports ?? [])
-    if (!seen.has(manifest[imported]?.file ?? '')) closure(imported, seen)
-  return seen
-}
-
-const entryKey = Object.keys(manifest).find((key) => manifest[key]?.isEntry)
-if (!entryKey) throw new Error('no entry in the manifest: run npm run build:web')
-const shell = closure(entryKey)
-/** A screen's chunk: under its source's name, or (shared with another screen) under the chunk's name. */
-const chunkOf = (screen: string) =>
-  manifest[screen]
-    ? screen
-    : Object.keys(manifest).find((key) => manifest[key]?.name === screen.replace(/^.*\/|\.tsx$/g, ''))
-const weightOf = (screen: string) => {
-  const key = chunkOf(screen)
-  if (!key) throw new Error(`${screen} is not in the build's manifest`)
-  const files = new Set([...shell, ...closure(key)])
-  const js = [...files].filter((f) => f.endsWith('.js')).reduce((sum, f) => sum + gzipped(f), 0)
-  const css = [...files].filter((f) => f.endsWith('.css')).reduce((sum, f) => sum + gzipped(f), 0)
-  return {
-    files: files.size,
-    jsKb: round(js / 1024, 1),
-    cssKb: round(css / 1024, 1),
-    totalKb: round((js + css) / 1024, 1),
-  }
-}
+const { weightOf } = consoleWeigher('admin')
 const weights = {
-  items: weightOf('screens/items.tsx'),
-  dashboard: weightOf('screens/dashboard.tsx'),
+  items: weightOf(['screens/items.tsx']),
+  dashboard: weightOf(['screens/dashboard.tsx']),
 }
-console.log('Initial JavaScript and CSS, gzipped (target ≤ 150 KB):')
-console.log(
-  table([
-    ['first screen', 'files', 'JS KB', 'CSS KB', 'total KB', 'target'],
-    ...Object.entries(weights).map(([screen, w]) => [
-      screen,
-      w.files,
-      w.jsKb,
-      w.cssKb,
-      w.totalKb,
-      w.totalKb <= TARGET_KB ? 'met' : 'MISSED',
-    ]),
-  ]),
-)
+printWeights(weights)
 
 // 2. Speed ---------------------------------------------------------------------------------------------
 

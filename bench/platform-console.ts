@@ -16,13 +16,10 @@
  *   npm run bench:platform-console [-- --items 1000] [-- --runs 10] [-- --postgres]
  */
 import { randomBytes } from 'node:crypto'
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { gzipSync } from 'node:zlib'
 import { chromium, type Page } from 'playwright-core'
-import { WEB_BUILD_DIR } from '../src/http/console.ts'
 import { DEFAULT_FAKE_API_KEY, startOpenAiFake } from '../test/fakes/openai.ts'
+import { consoleWeigher, printWeights } from './console-weight.ts'
 import {
   adminQuery,
   benchDatabaseUrl,
@@ -43,7 +40,6 @@ import {
   writeResults,
 } from './lib.ts'
 
-const TARGET_KB = 150
 const TARGET_MS = 1000
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const PASSWORD = 'a good password'
@@ -61,63 +57,12 @@ checkWholeNumbers([
 
 // 1. Weight --------------------------------------------------------------------------------------------
 
-interface ManifestChunk {
-  file: string
-  imports?: string[]
-  css?: string[]
-  isEntry?: boolean
-}
-
-const dir = join(WEB_BUILD_DIR, 'console')
-const manifest = JSON.parse(readFileSync(join(dir, '.vite', 'manifest.json'), 'utf8')) as Record<
-  string,
-  ManifestChunk
->
-const gzipped = (file: string) => gzipSync(readFileSync(join(dir, file)), { level: 9 }).length
-
-/** The files a chunk needs before it runs: itself, its static imports (transitively) and their CSS. */
-function closure(key: string, seen = new Set<string>()): Set<string> {
-  const chunk = manifest[key]
-  if (!chunk) throw new Error(`${key} is not in the build's manifest: run npm run build:web`)
-  seen.add(chunk.file)
-  for (const css of chunk.css ?? []) seen.add(css)
-  for (const imported of chunk.imports ?? [])
-    if (!seen.has(manifest[imported]?.file ?? '')) closure(imported, seen)
-  return seen
-}
-
-const entryKey = Object.keys(manifest).find((key) => manifest[key]?.isEntry)
-if (!entryKey) throw new Error('no entry in the manifest: run npm run build:web')
-const weightOf = (chunks: string[]) => {
-  const files = new Set<string>()
-  for (const key of [entryKey, ...chunks]) for (const file of closure(key)) files.add(file)
-  const js = [...files].filter((f) => f.endsWith('.js')).reduce((sum, f) => sum + gzipped(f), 0)
-  const css = [...files].filter((f) => f.endsWith('.css')).reduce((sum, f) => sum + gzipped(f), 0)
-  return {
-    files: files.size,
-    jsKb: round(js / 1024, 1),
-    cssKb: round(css / 1024, 1),
-    totalKb: round((js + css) / 1024, 1),
-  }
-}
+const { weightOf } = consoleWeigher('console')
 const weights = {
   'works list': weightOf(['screens/works.tsx']),
   'work page, Items tab': weightOf(['screens/work.tsx', 'screens/work/items.tsx']),
 }
-console.log('Initial JavaScript and CSS, gzipped (target ≤ 150 KB):')
-console.log(
-  table([
-    ['first screen', 'files', 'JS KB', 'CSS KB', 'total KB', 'target'],
-    ...Object.entries(weights).map(([screen, w]) => [
-      screen,
-      w.files,
-      w.jsKb,
-      w.cssKb,
-      w.totalKb,
-      w.totalKb <= TARGET_KB ? 'met' : 'MISSED',
-    ]),
-  ]),
-)
+printWeights(weights)
 
 // 2. Speed ---------------------------------------------------------------------------------------------
 
