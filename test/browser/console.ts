@@ -47,12 +47,8 @@ export async function startConsole(options: DirectoryHarnessOptions = {}): Promi
     ADMIN.email,
     ADMIN.password,
   )
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  })
-  const contexts: BrowserContext[] = []
-  const pageErrors: string[] = []
+  const browser = await launchChromium()
+  const pages = pageOpener(browser, url)
 
   let cookie: string | undefined
   const api = async <T>(method: string, path: string, body?: unknown) => {
@@ -80,15 +76,7 @@ export async function startConsole(options: DirectoryHarnessOptions = {}): Promi
     return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T }
   }
 
-  const newPage = async ({ width = 1280, height = 900 } = {}) => {
-    const context = await browser.newContext({ viewport: { width, height }, baseURL: url })
-    contexts.push(context)
-    context.setDefaultTimeout(10_000)
-    const page = await context.newPage()
-    // An uncaught error in the page is kept; `close()` fails the file if there was one.
-    page.on('pageerror', (error) => pageErrors.push(`${page.url()}: ${error.message}`))
-    return page
-  }
+  const newPage = pages.open
 
   return {
     url,
@@ -106,9 +94,42 @@ export async function startConsole(options: DirectoryHarnessOptions = {}): Promi
       return page
     },
     async close() {
+      await pages.closeAll()
+      await directory.close()
+      pages.failOnPageErrors()
+    },
+  }
+}
+
+/** Debian's Chromium, headless, with no background traffic (nothing here may reach the internet). */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+  })
+}
+
+/**
+ * Pages on `url`, each in a new browser context (its own cookies and storage); an uncaught error in any of
+ * them is kept, and `failOnPageErrors()` (after `closeAll()`) fails the file if there was one.
+ */
+export function pageOpener(browser: Browser, url: string) {
+  const contexts: BrowserContext[] = []
+  const pageErrors: string[] = []
+  return {
+    async open({ width = 1280, height = 900 } = {}): Promise<Page> {
+      const context = await browser.newContext({ viewport: { width, height }, baseURL: url })
+      contexts.push(context)
+      context.setDefaultTimeout(10_000)
+      const page = await context.newPage()
+      page.on('pageerror', (error) => pageErrors.push(`${page.url()}: ${error.message}`))
+      return page
+    },
+    async closeAll() {
       for (const context of contexts) await context.close().catch(() => {})
       await browser.close().catch(() => {})
-      await directory.close()
+    },
+    failOnPageErrors() {
       if (pageErrors.length > 0) throw new Error(`Errors in the console's pages:\n${pageErrors.join('\n')}`)
     },
   }

@@ -7,7 +7,7 @@
 
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { WEB_BUILD_DIR } from '../../src/http/console.ts'
 import { type GitHubFake, startGitHubFake } from '../fakes/github.ts'
 import { DEFAULT_FAKE_API_KEY, type OpenAiFake, startOpenAiFake } from '../fakes/openai.ts'
@@ -19,7 +19,7 @@ import {
   uniqueEmail,
 } from '../helpers/apps.ts'
 import { freePort } from '../helpers/ports.ts'
-import { CHROMIUM } from './console.ts'
+import { CHROMIUM, launchChromium, pageOpener } from './console.ts'
 
 export const GITHUB_TOKEN = 'ghp_console_test_token_0123456789'
 export const VERCEL_TOKEN = 'vercel_console_test_token_0123456789'
@@ -117,12 +117,8 @@ export async function startPlatformConsole(
     },
   })
   await platform.app.listen({ port, host: '127.0.0.1' })
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  })
-  const contexts: BrowserContext[] = []
-  const pageErrors: string[] = []
+  const browser = await launchChromium()
+  const pages = pageOpener(browser, url)
 
   const api = async <T>(user: ConsoleUser, method: string, path: string, body?: unknown) => {
     const res = await fetch(`${url}${path}`, {
@@ -149,15 +145,7 @@ export async function startPlatformConsole(
     return { id: body.user.id, name, email, password: PASSWORD, accessToken: body.accessToken }
   }
 
-  const newPage = async ({ width = 1280, height = 900 } = {}) => {
-    const context = await browser.newContext({ viewport: { width, height }, baseURL: url })
-    contexts.push(context)
-    context.setDefaultTimeout(10_000)
-    const page = await context.newPage()
-    // An uncaught error in the page is kept; `close()` fails the file if there was one.
-    page.on('pageerror', (error) => pageErrors.push(`${page.url()}: ${error.message}`))
-    return page
-  }
+  const newPage = pages.open
 
   const enable = async (who: ConsoleUser, pluginId: string, body: object) => {
     const res = await api(who, 'POST', `/api/plugins/${pluginId}/enable`, body)
@@ -193,13 +181,12 @@ export async function startPlatformConsole(
       return { page, user: who }
     },
     async close() {
-      for (const context of contexts) await context.close().catch(() => {})
-      await browser.close().catch(() => {})
+      await pages.closeAll()
       await platform?.close()
       await openai.close()
       await github.close()
       await vercel.close()
-      if (pageErrors.length > 0) throw new Error(`Errors in the console's pages:\n${pageErrors.join('\n')}`)
+      pages.failOnPageErrors()
     },
   }
 }

@@ -1,9 +1,9 @@
 import { useEffect, useState } from 'preact/hooks'
-import { messageOf, unwrap } from '../shared/api.ts'
+import { unwrap } from '../shared/api.ts'
 import { useLocation } from '../shared/router.tsx'
 import { preloadScreen } from '../shared/screens.tsx'
-import { Bell, NotFound, ShellLayout } from '../shared/shell.tsx'
-import { Button, ConfirmProvider, Loading, Notice, ToastProvider } from '../shared/ui.tsx'
+import { Bell, NotFound, Opening, ShellLayout, Unreachable } from '../shared/shell.tsx'
+import { Button, ConfirmProvider, ToastProvider } from '../shared/ui.tsx'
 import { api } from './api.ts'
 import { NAV, ROUTES } from './routes.ts'
 import { NotAnAdmin, SignIn } from './screens/sign-in.tsx'
@@ -26,23 +26,9 @@ function Gate() {
   const { session, refresh } = useSession()
   switch (session.state) {
     case 'loading':
-      return (
-        <main class="sign-in" id="main">
-          <Loading what="Opening the console" />
-        </main>
-      )
+      return <Opening />
     case 'failed':
-      return (
-        <main class="sign-in" id="main">
-          <div class="card sign-in-card">
-            <h1>The directory could not be reached</h1>
-            <Notice kind="error">{messageOf(session.error)}</Notice>
-            <Button kind="primary" onClick={refresh}>
-              Try again
-            </Button>
-          </div>
-        </main>
-      )
+      return <Unreachable service="directory" error={session.error} onRetry={refresh} />
     case 'signed-out':
       return <SignIn expired={session.expired} />
     case 'signed-in':

@@ -1,9 +1,9 @@
 import { useEffect, useState } from 'preact/hooks'
-import { messageOf, unwrap } from '../shared/api.ts'
+import { unwrap } from '../shared/api.ts'
 import { NOTIFICATIONS_CHANGED, usePolling } from '../shared/poll.ts'
 import { useLocation } from '../shared/router.tsx'
-import { Bell, NotFound, ShellLayout } from '../shared/shell.tsx'
-import { Button, ConfirmProvider, Loading, Notice, ToastProvider } from '../shared/ui.tsx'
+import { Bell, NotFound, Opening, ShellLayout, Unreachable } from '../shared/shell.tsx'
+import { Button, ConfirmProvider, ToastProvider } from '../shared/ui.tsx'
 import { api } from './api.ts'
 import { Banners } from './banners.tsx'
 import { NAV, ROUTES } from './routes.ts'
@@ -30,23 +30,9 @@ function Gate() {
   const location = useLocation()
   switch (session.state) {
     case 'loading':
-      return (
-        <main class="sign-in" id="main">
-          <Loading what="Opening the console" />
-        </main>
-      )
+      return <Opening />
     case 'failed':
-      return (
-        <main class="sign-in" id="main">
-          <div class="card sign-in-card">
-            <h1>The platform could not be reached</h1>
-            <Notice kind="error">{messageOf(session.error)}</Notice>
-            <Button kind="primary" onClick={resume}>
-              Try again
-            </Button>
-          </div>
-        </main>
-      )
+      return <Unreachable service="platform" error={session.error} onRetry={resume} />
     case 'signed-out':
       return location.path === '/create-account' ? <CreateAccount /> : <SignIn expired={session.expired} />
     case 'signed-in':

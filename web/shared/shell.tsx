@@ -4,8 +4,10 @@
  */
 import type { ComponentChildren } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
+import { messageOf } from './api.ts'
 import { Link, useLocation } from './router.tsx'
 import { findRoute, type Route, Screen } from './screens.tsx'
+import { Button, Loading, Notice } from './ui.tsx'
 
 export interface NavEntry {
   name: string
@@ -114,5 +116,37 @@ export function NotFound({ title, home, homeLabel }: { title: string; home: stri
         This address is not a screen of the console. <Link href={home}>{homeLabel}</Link>.
       </p>
     </section>
+  )
+}
+
+/** While the console finds out who is signed in. */
+export function Opening() {
+  return (
+    <main class="sign-in" id="main">
+      <Loading what="Opening the console" />
+    </main>
+  )
+}
+
+/** The service did not answer who is signed in: why, and a way to ask again. */
+export function Unreachable({
+  service,
+  error,
+  onRetry,
+}: {
+  service: string
+  error: unknown
+  onRetry: () => unknown
+}) {
+  return (
+    <main class="sign-in" id="main">
+      <div class="card sign-in-card">
+        <h1>The {service} could not be reached</h1>
+        <Notice kind="error">{messageOf(error)}</Notice>
+        <Button kind="primary" onClick={onRetry}>
+          Try again
+        </Button>
+      </div>
+    </main>
   )
 }
