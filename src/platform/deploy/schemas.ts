@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { Timestamp } from '../../http/schemas.ts'
+import { Query, Timestamp } from '../../http/schemas.ts'
 import { BATCH_MAX_WORKS } from './batch.ts'
 import { VERIFICATION_STATES } from './tables.ts'
 
@@ -242,7 +242,7 @@ export const LookupResult = Type.Object(
   },
 )
 
-export const HistoryQuery = Type.Object({
+export const HistoryQuery = Query({
   limit: Type.Integer({
     minimum: 1,
     maximum: 50,

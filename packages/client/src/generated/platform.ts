@@ -8316,17 +8316,17 @@ export interface paths {
          */
         get: {
             parameters: {
-                query: {
+                query?: {
                     /**
                      * @description deployments per page (1 to 50)
                      * @example 10
                      */
-                    limit: number;
+                    limit?: number;
                     /**
                      * @description deployments to skip
                      * @example 0
                      */
-                    offset: number;
+                    offset?: number;
                 };
                 header?: never;
                 path: {
