@@ -224,6 +224,8 @@ describe('platform console: generation and items', () => {
     const missing = tab.getByRole('region', { name: 'No AI provider is active for this work' })
     await missing.waitFor()
     await missing.getByText(/Enable an AI provider for your account, with its API key/).waitFor()
+    // Without a key from the server's environment there is nothing to enable in one click.
+    assert.equal(await missing.getByRole('button').count(), 0)
     assert.equal(
       await missing.getByRole('link', { name: 'OpenAI' }).getAttribute('href'),
       '/console/plugins/openai',
@@ -240,12 +242,18 @@ describe('platform console: generation and items', () => {
     await page.reload()
     await missing.getByText(/OpenAI is enabled for your account but not for this work/).waitFor()
 
-    const enabled = await h.api(user, 'POST', `/api/works/${work.id}/plugins/openai/enable`, {
-      activeCapability: 'ai-provider',
-    })
-    assert.equal(enabled.status, 200, JSON.stringify(enabled.body))
-    await page.reload()
+    // One click makes it the work's provider.
+    await missing.getByRole('button', { name: 'Use OpenAI for this work' }).click()
     await tab.getByText('gpt-4o-mini').waitFor()
+    const plugins = await h.api<{ plugins: { id: string; activeCapability: string | null }[] }>(
+      user,
+      'GET',
+      `/api/works/${work.id}/plugins`,
+    )
+    assert.equal(
+      plugins.body.plugins.find((plugin) => plugin.id === 'openai')?.activeCapability,
+      'ai-provider',
+    )
     assert.equal(await tab.getByRole('button', { name: 'Generate items' }).isDisabled(), false)
   })
 

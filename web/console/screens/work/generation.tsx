@@ -67,7 +67,7 @@ function Provider({ work, provider }: { work: Work; provider: ReturnType<typeof 
   if (provider.error !== undefined && !provider.data)
     return <Notice kind="error">The work’s AI provider could not be read: {messageOf(provider.error)}</Notice>
   if (!provider.data) return <Loading what="Reading the work’s AI provider" />
-  return <ProviderSummary work={work} state={provider.data} />
+  return <ProviderSummary work={work} state={provider.data} onChanged={provider.reload} />
 }
 
 /** A run under way: its step, an indeterminate bar (the provider gives no percentage), and Cancel. */
