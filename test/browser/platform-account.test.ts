@@ -107,6 +107,21 @@ describe('platform console: accounts', () => {
     assert.notEqual(replaced, stored)
   })
 
+  it('an access token the API no longer takes is renewed and the call repeated, unseen by the user', async () => {
+    const { page } = await h.signedIn('/works')
+    await page.getByRole('heading', { name: 'Works', level: 1 }).waitFor()
+    const before = await page.evaluate('localStorage.getItem("curio.console.refreshToken")')
+    // 16 minutes later for the API: the page's 15-minute access token is refused (its own clock did not move).
+    h.platform.clock.advance(16 * 60_000)
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API keys' }).click()
+    await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor()
+    // The list's call was refused, the session renewed, the call repeated: the list shows.
+    await page.locator('table[aria-busy="false"]').waitFor()
+    assert.equal(await page.getByRole('button', { name: 'Sign in' }).count(), 0)
+    const after = await page.evaluate('localStorage.getItem("curio.console.refreshToken")')
+    assert.notEqual(after, before, 'the refresh token was spent on the renewal and replaced')
+  })
+
   it('a second tab shares the session; signing out in one signs out the other', async () => {
     const { page } = await h.signedIn('/works')
     const second = await page.context().newPage()
