@@ -134,6 +134,45 @@ describe('platform console: notifications', () => {
   })
 })
 
+/**
+ * A round trip of the page's own: the request events of every call the page started before it have come in
+ * by the time it answers.
+ */
+const settled = (page: Page) => page.evaluate('fetch("/healthz").then((response) => response.text())')
+
+describe('platform console: polling', () => {
+  it('asks nothing while the tab is hidden, and asks at once when it shows again', async () => {
+    const user = await h.user()
+    const { page } = await h.signedIn('/notifications', { user })
+    await page.clock.install()
+    await page.reload()
+    await page.getByRole('heading', { name: 'Notifications', level: 1 }).waitFor()
+    const asked: string[] = []
+    page.on('request', (request) => {
+      if (request.url().includes('/api/notifications')) asked.push(new URL(request.url()).pathname)
+    })
+    await page.clock.fastForward(30_000)
+    await page.waitForResponse((response) => response.url().includes('/api/notifications'))
+    assert.ok(asked.length > 0, 'a visible tab polls')
+
+    // Hidden, as when the user switches to another tab: ten minutes pass without a request.
+    await page.evaluate(`Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' });
+      document.dispatchEvent(new Event('visibilitychange'))`)
+    await page.clock.runFor(1_000)
+    await settled(page)
+    asked.length = 0
+    await page.clock.runFor(10 * 60_000)
+    await settled(page)
+    assert.deepEqual(asked, [])
+
+    // Shown again: the screen, the bell and the banners ask at once, without waiting for their interval.
+    const back = page.waitForRequest((request) => request.url().includes('/api/notifications/unread-count'))
+    await page.evaluate(`Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'visible' });
+      document.dispatchEvent(new Event('visibilitychange'))`)
+    await back
+  })
+})
+
 describe('platform console: activity', () => {
   it('lists the activity with its figures, filters it by action, opens an entry and exports it as CSV', async () => {
     const user = await h.user()
