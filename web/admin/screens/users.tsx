@@ -1,13 +1,11 @@
 /**
  * Users: the figures, search, role and status filters and sort in the query string, paging on the
- * server, and creating, editing and deleting a user. The form asks the API whether an email or username
- * is free while it is typed, so a taken one is named next to its field before the form is sent.
+ * server, and creating, editing (the form is users-form.tsx) and deleting a user.
  */
-import { useEffect, useState } from 'preact/hooks'
+import { useState } from 'preact/hooks'
 import { unwrap } from '../../shared/api.ts'
-import { orNull, useFields } from '../../shared/fields.ts'
+import { EditDialog } from '../../shared/edit-dialog.tsx'
 import { Figure, Figures } from '../../shared/figures.tsx'
-import { useSubmit } from '../../shared/form.ts'
 import { sortParams, useList } from '../../shared/list.ts'
 import { Page } from '../../shared/page.tsx'
 import { PagedTable } from '../../shared/paged-table.tsx'
@@ -15,24 +13,12 @@ import { useResource } from '../../shared/resource.ts'
 import { useRowAction } from '../../shared/row-action.ts'
 import { RowButton } from '../../shared/row-button.tsx'
 import type { Column } from '../../shared/table.tsx'
-import {
-  Button,
-  Dialog,
-  formatDate,
-  Notice,
-  SearchBox,
-  Select,
-  TextField,
-  useToast,
-} from '../../shared/ui.tsx'
+import { Button, formatDate, SearchBox, Select, useToast } from '../../shared/ui.tsx'
 import { ActiveStatus, StatusFilter } from '../active.tsx'
-import { type Answer, api } from '../api.ts'
+import { api } from '../api.ts'
 import { useUser } from '../session.tsx'
+import { nameOf, type User, UserForm, userFormTitle } from './users-form.tsx'
 import './people.css'
-
-type User = Answer<'/api/admin/users'>['data'][number]
-type UserStatus = User['status']
-type Role = Answer<'/api/admin/roles'>['roles'][number]
 
 const PAGE_SIZE = 25
 
@@ -46,12 +32,6 @@ const SORTS = [
   { value: 'created_at:asc', label: 'Oldest first' },
 ] as const
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
-const USERNAME_ON_CREATE = /^[a-zA-Z0-9_-]{3,30}$/
-const USERNAME_ON_UPDATE = /^[a-zA-Z0-9_-]{3,50}$/
-
-const nameOf = (user: User) => user.name ?? user.username
-
 export default function Users() {
   const { query, page, search, sort, setSearch, setFilter, setSort, setPage } = useList(SORTS, '')
   const [sortBy, sortOrder] = sortParams(sort || 'name:asc')
@@ -63,12 +43,6 @@ export default function Users() {
   const me = useUser()
   // null: closed; 'new': creating; a user: editing them.
   const [editing, setEditing] = useState<User | 'new' | null>(null)
-  // Each opening gets a fresh form; closing keeps the dialog, so focus goes back where it was.
-  const [opened, setOpened] = useState(0)
-  const edit = (user: User | 'new') => {
-    setOpened((count) => count + 1)
-    setEditing(user)
-  }
 
   const list = useResource(
     (signal) =>
@@ -145,7 +119,7 @@ export default function Users() {
       class: 'row-actions',
       cell: (user) => (
         <>
-          <RowButton action="Edit" name={nameOf(user)} onClick={() => edit(user)} />
+          <RowButton action="Edit" name={nameOf(user)} onClick={() => setEditing(user)} />
           {/* The API refuses an admin's deleting their own account: the button is not offered. */}
           {user.id !== me.id && (
             <RowButton action="Delete" name={nameOf(user)} kind="danger" onClick={() => remove(user)} />
@@ -159,7 +133,7 @@ export default function Users() {
     <Page
       title="Users"
       actions={
-        <Button kind="primary" onClick={() => edit('new')}>
+        <Button kind="primary" onClick={() => setEditing('new')}>
           New user
         </Button>
       }
@@ -203,244 +177,15 @@ export default function Users() {
         page={page}
         onPage={setPage}
       />
-      <UserDialog
-        key={opened}
-        user={editing}
-        roles={roleList}
+      <EditDialog
+        editing={editing}
+        title={userFormTitle}
         onClose={() => setEditing(null)}
-        onSaved={async (message) => {
-          setEditing(null)
-          await changed(message)
-        }}
-      />
+        wide
+        onSaved={changed}
+      >
+        {(user, form) => <UserForm user={user} roles={roleList} {...form} />}
+      </EditDialog>
     </Page>
-  )
-}
-
-/**
- * Whether another user holds `value`, asked once the user stops typing: the message to show next to the
- * field, or undefined while it is free, unchecked or not well formed (the form's own checks say why).
- */
-function useTaken(
-  kind: 'email' | 'username',
-  value: string,
-  wellFormed: (value: string) => boolean,
-  original: string | undefined,
-  excludeId: string | undefined,
-): string | undefined {
-  const [taken, setTaken] = useState<string | null>(null)
-  const trimmed = value.trim()
-  useEffect(() => {
-    if (!wellFormed(trimmed) || trimmed.toLowerCase() === original?.toLowerCase()) return
-    const controller = new AbortController()
-    const timer = window.setTimeout(async () => {
-      try {
-        const body = { ...(excludeId ? { excludeId } : {}) }
-        const answer =
-          kind === 'email'
-            ? await unwrap(
-                api.POST('/api/admin/users/check-email', {
-                  signal: controller.signal,
-                  body: { ...body, email: trimmed },
-                }),
-              )
-            : await unwrap(
-                api.POST('/api/admin/users/check-username', {
-                  signal: controller.signal,
-                  body: { ...body, username: trimmed },
-                }),
-              )
-        setTaken(answer.available ? null : trimmed)
-      } catch {
-        // A failed check says nothing: the API checks again when the form is sent.
-      }
-    }, 350)
-    return () => {
-      window.clearTimeout(timer)
-      controller.abort()
-    }
-  }, [kind, trimmed, original, excludeId])
-  if (taken === null || taken !== trimmed) return undefined
-  return kind === 'email' ? 'This email is already taken by another user.' : 'This username is already taken.'
-}
-
-interface Form {
-  name: string
-  username: string
-  email: string
-  password: string
-  role: string
-  title: string
-  avatar: string
-  status: UserStatus
-}
-
-const FIELDS = ['name', 'username', 'email', 'password', 'role', 'title', 'avatar', 'status']
-
-function UserDialog({
-  user,
-  roles,
-  onClose,
-  onSaved,
-}: {
-  user: User | 'new' | null
-  roles: readonly Role[]
-  onClose: () => void
-  onSaved: (message: string) => Promise<void>
-}) {
-  const existing = user !== null && user !== 'new' ? user : undefined
-  const [form, set] = useFields<Form>({
-    name: existing?.name ?? '',
-    username: existing?.username ?? '',
-    email: existing?.email ?? '',
-    password: '',
-    role: existing?.role ?? 'user',
-    title: existing?.title ?? '',
-    avatar: existing?.avatar ?? '',
-    status: existing?.status ?? 'active',
-  })
-  const emailTaken = useTaken(
-    'email',
-    form.email,
-    (value) => EMAIL.test(value),
-    existing?.email,
-    existing?.id,
-  )
-  const usernameTaken = useTaken(
-    'username',
-    form.username,
-    (value) => (existing ? USERNAME_ON_UPDATE : USERNAME_ON_CREATE).test(value),
-    existing?.username,
-    existing?.id,
-  )
-
-  const save = useSubmit(async () => {
-    const trimmed = (value: string) => value.trim()
-    if (existing) {
-      // Only what changed is sent: the API changes the given fields and leaves the rest.
-      const body = {
-        ...(trimmed(form.name) !== (existing.name ?? '') ? { name: trimmed(form.name) } : {}),
-        ...(trimmed(form.username) !== existing.username ? { username: trimmed(form.username) } : {}),
-        ...(trimmed(form.email) !== existing.email ? { email: trimmed(form.email) } : {}),
-        ...(form.role !== (existing.role ?? '') ? { role: form.role } : {}),
-        ...(orNull(form.title) !== existing.title ? { title: orNull(form.title) } : {}),
-        ...(orNull(form.avatar) !== existing.avatar ? { avatar: orNull(form.avatar) } : {}),
-        ...(form.status !== existing.status ? { status: form.status } : {}),
-      }
-      await unwrap(api.PUT('/api/admin/users/{id}', { params: { path: { id: existing.id } }, body }))
-      await onSaved(`“${trimmed(form.name) || trimmed(form.username)}” saved`)
-    } else {
-      const created = await unwrap(
-        api.POST('/api/admin/users', {
-          body: {
-            name: trimmed(form.name),
-            username: trimmed(form.username),
-            email: trimmed(form.email),
-            password: form.password,
-            role: form.role,
-            ...(trimmed(form.title) ? { title: trimmed(form.title) } : {}),
-            ...(trimmed(form.avatar) ? { avatar: trimmed(form.avatar) } : {}),
-          },
-        }),
-      )
-      await onSaved(`User “${created.data.name ?? created.data.username}” created`)
-    }
-  }, FIELDS)
-  const f = save.fields
-  const close = () => {
-    save.reset()
-    onClose()
-  }
-  const title = existing ? `Edit “${nameOf(existing)}”` : 'New user'
-  const roleOptions = [
-    ...roles.map((r) => ({ value: r.id, label: r.status === 'inactive' ? `${r.name} (inactive)` : r.name })),
-    ...(form.role && !roles.some((r) => r.id === form.role) ? [{ value: form.role, label: form.role }] : []),
-    ...(existing?.role === null ? [{ value: '', label: 'No role' }] : []),
-  ]
-
-  return (
-    <Dialog title={title} open={user !== null} onClose={close} wide>
-      <form onSubmit={save.submit} noValidate aria-label={title}>
-        {save.error && <Notice kind="error">{save.error}</Notice>}
-        <div class="grid-2">
-          <TextField
-            label="Name"
-            value={form.name}
-            onValue={set('name')}
-            error={f.name}
-            required
-            maxLength={100}
-            autocomplete="off"
-          />
-          <TextField
-            label="Email"
-            type="email"
-            value={form.email}
-            onValue={set('email')}
-            error={f.email ?? emailTaken}
-            required
-            autocomplete="off"
-          />
-          <TextField
-            label="Username"
-            value={form.username}
-            onValue={set('username')}
-            error={f.username ?? usernameTaken}
-            required
-            autocomplete="off"
-            maxLength={existing ? 50 : 30}
-            hint={`3 to ${existing ? 50 : 30} letters, digits, _ or -`}
-          />
-          {!existing && (
-            <TextField
-              label="Password"
-              type="password"
-              value={form.password}
-              onValue={set('password')}
-              error={f.password}
-              required
-              autocomplete="new-password"
-              hint="At least 8 characters"
-              maxLength={128}
-            />
-          )}
-          <Select label="Role" value={form.role} onValue={set('role')} error={f.role} options={roleOptions} />
-          {existing && (
-            <Select
-              label="Status"
-              value={form.status}
-              onValue={(value) => set('status')(value as UserStatus)}
-              error={f.status}
-              options={[
-                { value: 'active', label: 'Active' },
-                { value: 'inactive', label: 'Inactive' },
-              ]}
-            />
-          )}
-          <TextField
-            label="Title"
-            value={form.title}
-            onValue={set('title')}
-            error={f.title}
-            maxLength={100}
-            hint="A job title, shown with their name"
-          />
-          <TextField
-            label="Avatar URL"
-            type="url"
-            value={form.avatar}
-            onValue={set('avatar')}
-            error={f.avatar}
-            placeholder="https://"
-          />
-        </div>
-        <div class="actions">
-          <Button kind="primary" type="submit" busy={save.busy}>
-            {existing ? 'Save' : 'Create user'}
-          </Button>
-          <Button onClick={close}>Cancel</Button>
-        </div>
-      </form>
-    </Dialog>
   )
 }
