@@ -12,7 +12,7 @@ export interface ScreenProps {
   params: Record<string, string>
 }
 
-export type ScreenLoader = () => Promise<{ default: ComponentType<ScreenProps> }>
+export type ScreenLoader = ChunkLoader<ScreenProps>
 
 export interface Route {
   pattern: string
@@ -21,7 +21,41 @@ export interface Route {
   nav: string
 }
 
-const loaded = new Map<ScreenLoader, ComponentType<ScreenProps>>()
+/** A chunk's default export: a component, loaded once by its loader and kept. */
+export type ChunkLoader<P> = () => Promise<{ default: ComponentType<P> }>
+
+// Keyed by each loader function: the route tables hold one per chunk for the page's life. Each entry's
+// component takes the props its loader's type says (the map cannot say so per entry).
+const loaded = new Map<unknown, unknown>()
+
+/** Starts loading a chunk (a screen, a tab) so it is there by the time it shows. */
+export function preload<P>(load: ChunkLoader<P>): void {
+  if (loaded.has(load)) return
+  load().then(
+    (module) => loaded.set(load, module.default),
+    () => {},
+  )
+}
+
+/** The chunk's component once loaded (at once when it was before), and whether loading failed. */
+export function useChunk<P>(load: ChunkLoader<P>): {
+  Component: ComponentType<P> | undefined
+  failed: boolean
+} {
+  const [Component, setComponent] = useState(() => loaded.get(load) as ComponentType<P> | undefined)
+  const [failed, setFailed] = useState(false)
+  useEffect(() => {
+    if (Component) return
+    load().then(
+      (module) => {
+        loaded.set(load, module.default)
+        setComponent(() => module.default)
+      },
+      () => setFailed(true),
+    )
+  }, [load])
+  return { Component, failed }
+}
 
 /** The route `path` opens and its parameters, if any route matches. */
 export function findRoute(
@@ -41,26 +75,12 @@ export function findRoute(
  */
 export function preloadScreen(routes: readonly Route[], path: string): void {
   const found = findRoute(routes, path)
-  found?.route.load().then(
-    (module) => loaded.set(found.route.load, module.default),
-    () => {},
-  )
+  if (found) preload(found.route.load)
 }
 
 /** Loads a screen's chunk once, then renders it. */
 export function Screen({ load, params }: { load: ScreenLoader; params: Record<string, string> }) {
-  const [Component, setComponent] = useState<ComponentType<ScreenProps> | undefined>(() => loaded.get(load))
-  const [failed, setFailed] = useState(false)
-  useEffect(() => {
-    if (Component) return
-    load().then(
-      (module) => {
-        loaded.set(load, module.default)
-        setComponent(() => module.default)
-      },
-      () => setFailed(true),
-    )
-  }, [load])
+  const { Component, failed } = useChunk(load)
   if (failed)
     return (
       <Notice kind="error">

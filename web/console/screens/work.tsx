@@ -1,8 +1,3 @@
-/**
- * A work's page: its name and generation state, rename and delete, and its tabs, each a path of its own
- * (`/works/:id/generation`), so a tab can be linked, shared and reloaded. Each tab is loaded when opened.
- */
-import type { ComponentType } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import { ApiError, messageOf, unwrap } from '../../shared/api.ts'
 import { EditDialog, type FormHandlers } from '../../shared/edit-dialog.tsx'
@@ -10,13 +5,13 @@ import { useSubmit } from '../../shared/form.ts'
 import { Page } from '../../shared/page.tsx'
 import { useResource } from '../../shared/resource.ts'
 import { Link, navigate } from '../../shared/router.tsx'
-import type { ScreenProps } from '../../shared/screens.tsx'
+import { type ChunkLoader, preload, type ScreenProps, useChunk } from '../../shared/screens.tsx'
 import { Button, Loading, Notice, Tabs, TextArea, TextField, useConfirm, useToast } from '../../shared/ui.tsx'
 import { api, type Work } from '../api.ts'
 import { GenerationStatus } from '../work-status.tsx'
 import { canEdit, type WorkTabProps } from '../work-tab.ts'
 
-type TabModule = () => Promise<{ default: ComponentType<WorkTabProps> }>
+type TabModule = ChunkLoader<WorkTabProps>
 
 const TABS: readonly { value: string; label: string; load: TabModule }[] = [
   { value: 'items', label: 'Items', load: () => import('./work/items.tsx') },
@@ -40,11 +35,7 @@ export default function WorkPage({ params }: ScreenProps) {
   )
   // The tab's chunk loads while the work is asked for, not after.
   useEffect(() => {
-    if (tab && !loadedTabs.has(tab.load))
-      tab.load().then(
-        (module) => loadedTabs.set(tab.load, module.default),
-        () => {},
-      )
+    if (tab) preload(tab.load)
   }, [tab?.load])
 
   if (work.error !== undefined && !work.data) {
@@ -127,23 +118,8 @@ export default function WorkPage({ params }: ScreenProps) {
   )
 }
 
-const loadedTabs = new Map<TabModule, ComponentType<WorkTabProps>>()
-
 function WorkTab({ load, ...props }: WorkTabProps & { load: TabModule }) {
-  const [Component, setComponent] = useState<ComponentType<WorkTabProps> | undefined>(() =>
-    loadedTabs.get(load),
-  )
-  const [failed, setFailed] = useState(false)
-  useEffect(() => {
-    if (Component) return
-    load().then(
-      (module) => {
-        loadedTabs.set(load, module.default)
-        setComponent(() => module.default)
-      },
-      () => setFailed(true),
-    )
-  }, [load])
+  const { Component, failed } = useChunk(load)
   if (failed) return <Notice kind="error">This section could not be loaded; reload the page.</Notice>
   return Component ? <Component {...props} /> : <Loading />
 }
