@@ -145,7 +145,7 @@ function ClientDetail({ client, onSaved }: { client: Client; onSaved: () => Prom
       </p>
       <section class="card" aria-labelledby="client-profile">
         <h2 id="client-profile">Profile</h2>
-        <dl class="facts">
+        <dl class="profile-facts">
           {facts.map(([term, value]) => (
             <div key={term}>
               <dt>{term}</dt>

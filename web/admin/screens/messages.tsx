@@ -237,7 +237,7 @@ function MessageView({ message, onClose }: { message: ContactMessage; onClose: (
   const { mail } = message
   return (
     <article class="message-view">
-      <dl class="message-facts">
+      <dl class="facts">
         <dt>From</dt>
         <dd>{message.name}</dd>
         <dt>Email</dt>
@@ -256,7 +256,7 @@ function MessageView({ message, onClose }: { message: ContactMessage; onClose: (
         </a>
         <Button onClick={onClose}>Close</Button>
       </div>
-      <dl class="message-facts message-meta">
+      <dl class="facts message-meta">
         <dt>Sent by</dt>
         <dd>
           {message.userId ? <Account id={message.userId} /> : 'A visitor, not signed in'}

@@ -73,7 +73,7 @@ function Entry({ entry }: { entry: ActivityEntry }) {
         <dt>IP address</dt>
         <dd>{entry.ipAddress ?? '—'}</dd>
         <dt>Client</dt>
-        <dd class="facts-long">{entry.userAgent ?? '—'}</dd>
+        <dd>{entry.userAgent ?? '—'}</dd>
       </dl>
       {facts.length > 0 && (
         <>
@@ -82,9 +82,7 @@ function Entry({ entry }: { entry: ActivityEntry }) {
             {facts.map(([key, value]) => (
               <Fragment key={key}>
                 <dt>{key}</dt>
-                <dd class="facts-long">
-                  {typeof value === 'string' ? value : <code>{JSON.stringify(value)}</code>}
-                </dd>
+                <dd>{typeof value === 'string' ? value : <code>{JSON.stringify(value)}</code>}</dd>
               </Fragment>
             ))}
           </dl>

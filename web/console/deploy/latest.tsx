@@ -67,7 +67,7 @@ export function LatestDeployment({ latest }: { latest: Resource<{ deployment: De
           {isFinal(deployment.state) && deployment.state !== 'READY' && (
             <Notice kind="error">{deployment.error ?? `The deployment ended as ${deployment.state}.`}</Notice>
           )}
-          <dl class="deploy-facts">
+          <dl class="facts">
             <dt>Provider</dt>
             <dd>{deployment.providerName}</dd>
             <dt>Repository</dt>

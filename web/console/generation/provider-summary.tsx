@@ -26,7 +26,7 @@ export function ProviderSummary({
   if (state.kind === 'ready') {
     return (
       <div class="card provider-summary">
-        <dl class="facts">
+        <dl class="provider-facts">
           <div>
             <dt>AI provider</dt>
             <dd>{state.name}</dd>

@@ -111,7 +111,7 @@ function PluginPage({ details, reload }: { details: PluginDetails; reload: () =>
         <PluginIcon icon={details.icon} />
         <span>{details.description}</span>
       </p>
-      <dl class="plugin-facts">
+      <dl class="facts">
         <dt>Your account</dt>
         <dd>
           <EnabledBadge enabled={details.enabled} />

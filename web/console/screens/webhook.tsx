@@ -78,7 +78,7 @@ export default function Webhook({ params }: ScreenProps) {
       <p>
         <Link href="/webhooks">All webhooks</Link>
       </p>
-      <dl class="webhook-facts">
+      <dl class="facts">
         <dt>Endpoint</dt>
         <dd class="break">{subscription.url}</dd>
         <dt>Scope</dt>

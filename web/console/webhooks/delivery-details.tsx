@@ -10,7 +10,7 @@ export function DeliveryDetails({ delivery, onClose }: { delivery: Delivery | nu
     <Dialog title="Delivery" open={delivery !== null} onClose={onClose} wide>
       {delivery && (
         <>
-          <dl class="webhook-facts">
+          <dl class="facts">
             <dt>Event</dt>
             <dd>{delivery.event}</dd>
             <dt>Status</dt>

@@ -184,7 +184,7 @@ export default function Plugins({ work }: WorkTabProps) {
       {rows && capabilities.length > 0 && (
         <>
           <h3>Providers of this work</h3>
-          <dl class="plugin-facts">
+          <dl class="facts">
             {capabilities.map((capability) => {
               const holder = rows.find((plugin) => plugin.enabled && plugin.activeCapability === capability)
               return [
