@@ -7,12 +7,11 @@ import { useState } from 'preact/hooks'
 import { messageOf, unwrap } from '../../shared/api.ts'
 import { Page } from '../../shared/page.tsx'
 import { useResource } from '../../shared/resource.ts'
-import { Link } from '../../shared/router.tsx'
-import { type Column, DataTable } from '../../shared/table.tsx'
-import { Button, formatDate, Notice } from '../../shared/ui.tsx'
+import { DataTable } from '../../shared/table.tsx'
+import { Button, Notice } from '../../shared/ui.tsx'
 import { api } from '../api.ts'
 import { DeliveryLog, useDeliveries } from '../webhooks/delivery-log.tsx'
-import { type Subscription, SubscriptionStatus, scopeOf, workNames } from '../webhooks/model.tsx'
+import { subscriptionColumns, workNames } from '../webhooks/model.tsx'
 import { NewWebhookDialog } from '../webhooks/new-webhook.tsx'
 
 export default function Webhooks() {
@@ -22,24 +21,7 @@ export default function Webhooks() {
   const feed = useDeliveries()
   const names = workNames(works.data?.works)
 
-  const columns: Column<Subscription>[] = [
-    {
-      header: 'Endpoint',
-      cell: (subscription) => (
-        <Link href={`/webhooks/${subscription.id}`} class="break">
-          {subscription.url}
-        </Link>
-      ),
-    },
-    { header: 'Scope', cell: (subscription) => scopeOf(subscription, names) },
-    { header: 'Status', cell: (subscription) => <SubscriptionStatus status={subscription.status} /> },
-    {
-      header: 'Failures in a row',
-      secondary: true,
-      cell: (subscription) => subscription.consecutiveFailures,
-    },
-    { header: 'Created', secondary: true, cell: (subscription) => formatDate(subscription.createdAt, true) },
-  ]
+  const columns = subscriptionColumns(names)
 
   return (
     <Page

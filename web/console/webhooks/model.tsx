@@ -2,6 +2,9 @@
  * What the webhook screens say about a subscription and a delivery: their types as the API answers them,
  * a subscription's scope in words, and each status and outcome as a person reads it.
  */
+import { Link } from '../../shared/router.tsx'
+import type { Column } from '../../shared/table.tsx'
+import { formatDate } from '../../shared/ui.tsx'
 import type { Answer, Work } from '../api.ts'
 
 export type Subscription = Answer<'/api/webhooks'>['webhooks'][number]
@@ -70,4 +73,31 @@ export function scopeOf(subscription: Pick<Subscription, 'workId'>, names: WorkN
   if (subscription.workId === null) return 'All the works you own'
   const name = names.get(subscription.workId)
   return name ? `Work “${name}”` : 'A work no longer shared with you'
+}
+
+/**
+ * A subscriptions table's columns: its endpoint (a link to its page and deliveries), its scope when
+ * `names` is given (the account's list; a work's own tab leaves it out), its status, failures and creation.
+ */
+export function subscriptionColumns(names?: WorkNames): Column<Subscription>[] {
+  return [
+    {
+      header: 'Endpoint',
+      cell: (subscription) => (
+        <Link href={`/webhooks/${subscription.id}`} class="break">
+          {subscription.url}
+        </Link>
+      ),
+    },
+    ...(names
+      ? [{ header: 'Scope', cell: (subscription: Subscription) => scopeOf(subscription, names) }]
+      : []),
+    { header: 'Status', cell: (subscription) => <SubscriptionStatus status={subscription.status} /> },
+    {
+      header: 'Failures in a row',
+      secondary: true,
+      cell: (subscription) => subscription.consecutiveFailures,
+    },
+    { header: 'Created', secondary: true, cell: (subscription) => formatDate(subscription.createdAt, true) },
+  ]
 }

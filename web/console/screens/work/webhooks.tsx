@@ -6,10 +6,10 @@ import { useState } from 'preact/hooks'
 import { messageOf, unwrap } from '../../../shared/api.ts'
 import { useResource } from '../../../shared/resource.ts'
 import { Link } from '../../../shared/router.tsx'
-import { type Column, DataTable } from '../../../shared/table.tsx'
-import { Button, formatDate, Notice } from '../../../shared/ui.tsx'
+import { DataTable } from '../../../shared/table.tsx'
+import { Button, Notice } from '../../../shared/ui.tsx'
 import { api } from '../../api.ts'
-import { type Subscription, SubscriptionStatus } from '../../webhooks/model.tsx'
+import { subscriptionColumns } from '../../webhooks/model.tsx'
 import { NewWebhookDialog } from '../../webhooks/new-webhook.tsx'
 import type { WorkTabProps } from '../../work-tab.ts'
 
@@ -20,23 +20,7 @@ export default function WorkWebhooks({ work }: WorkTabProps) {
   const scoped = all?.filter((subscription) => subscription.workId === work.id)
   const accountWide = all?.filter((subscription) => subscription.workId === null).length ?? 0
 
-  const columns: Column<Subscription>[] = [
-    {
-      header: 'Endpoint',
-      cell: (subscription) => (
-        <Link href={`/webhooks/${subscription.id}`} class="break">
-          {subscription.url}
-        </Link>
-      ),
-    },
-    { header: 'Status', cell: (subscription) => <SubscriptionStatus status={subscription.status} /> },
-    {
-      header: 'Failures in a row',
-      secondary: true,
-      cell: (subscription) => subscription.consecutiveFailures,
-    },
-    { header: 'Created', secondary: true, cell: (subscription) => formatDate(subscription.createdAt, true) },
-  ]
+  const columns = subscriptionColumns()
 
   return (
     <section aria-labelledby="webhooks-title">
