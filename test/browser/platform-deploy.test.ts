@@ -37,16 +37,6 @@ async function work(user: ConsoleUser, name: string) {
   return created.body
 }
 
-/** What a website repository's workflow does by default: a Vercel deployment QUEUED → BUILDING → READY. */
-function deploysReady(repo: string) {
-  const project = repo.split('/')[1] ?? repo
-  h.vercel.createDeployment(project, {
-    states: ['QUEUED', 'BUILDING', 'READY'],
-    advanceOnRead: true,
-    url: `${project}-abc123.vercel.app`,
-  })
-}
-
 const latest = (page: Page) => page.getByRole('region', { name: 'Latest deployment' })
 
 describe('platform console: deploy', () => {
@@ -112,7 +102,7 @@ describe('platform console: deploy', () => {
       await latest(page).getByText('The deployment failed.').waitFor()
       await latest(page).getByRole('alert').filter({ hasText: BUILD_ERROR }).waitFor()
     } finally {
-      h.onWorkflow(deploysReady)
+      h.onWorkflow()
     }
 
     const history = page.getByRole('table', { name: 'Deployments of this work, newest first' })

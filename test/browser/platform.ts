@@ -44,8 +44,8 @@ export interface PlatformConsoleHarness {
   github: GitHubFake
   vercel: VercelFake
   browser: Browser
-  /** What a website repository's workflow does when dispatched; by default a Vercel deployment to READY. */
-  onWorkflow: (handler: (repo: string) => void) => void
+  /** What a website repository's workflow does when dispatched; without a handler, the default again: a Vercel deployment to READY. */
+  onWorkflow: (handler?: (repo: string) => void) => void
   /** A new browser context (its own storage) with one page, at `width` px wide. */
   newPage(options?: { width?: number; height?: number }): Promise<Page>
   /** A new account, made through the API. */
@@ -86,7 +86,8 @@ export async function startPlatformConsole(
     token: VERCEL_TOKEN,
     now: () => platform?.clock.nowMs() ?? Date.now(),
   })
-  let workflow = (repo: string) => {
+  /** By default a dispatched workflow makes a Vercel deployment QUEUED → BUILDING → READY, one step a read. */
+  const deploysReady = (repo: string) => {
     const project = repo.split('/')[1] ?? repo
     vercel.createDeployment(project, {
       states: ['QUEUED', 'BUILDING', 'READY'],
@@ -94,6 +95,7 @@ export async function startPlatformConsole(
       url: `${project}-abc123.vercel.app`,
     })
   }
+  let workflow = deploysReady
   github.onDispatch(({ repo }) => workflow(repo))
 
   const port = await freePort()
@@ -160,7 +162,7 @@ export async function startPlatformConsole(
     vercel,
     browser,
     onWorkflow: (handler) => {
-      workflow = handler
+      workflow = handler ?? deploysReady
     },
     newPage,
     user,
