@@ -5,7 +5,7 @@ import { useSubmit } from '../../shared/form.ts'
 import { Button, Checkbox, Notice, TextField } from '../../shared/ui.tsx'
 import { type AdminItem, api } from '../api.ts'
 import { ItemPicker } from '../item-picker.tsx'
-import { FIELDS, fromLocalInput, orderOf } from './featured-edit.tsx'
+import { FIELDS, fromLocalInput, orderOf } from './featured-model.ts'
 
 /** Puts an item found by search on the shelf; its name, description and pictures are copied from it. */
 export function AddForm({

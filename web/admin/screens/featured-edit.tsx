@@ -1,7 +1,6 @@
 /**
  * Editing a featured entry: its item's name, slug, description and pictures as the shelf shows them, its
- * order, its window and whether it is active; only what changed is sent. Also the values both of the
- * shelf's forms share: the dates as the browser's `datetime-local` takes them, the order as typed.
+ * order, its window and whether it is active; only what changed is sent.
  */
 import { useState } from 'preact/hooks'
 import type { paths } from '../../../packages/client/src/generated/directory.ts'
@@ -10,44 +9,11 @@ import { orNull, useFields } from '../../shared/fields.ts'
 import { useSubmit } from '../../shared/form.ts'
 import { Button, Checkbox, Notice, TextArea, TextField } from '../../shared/ui.tsx'
 import { api } from '../api.ts'
-import type { Entry } from './featured.tsx'
+import { type Entry, FIELDS, fromLocalInput, orderOf, toLocalInput } from './featured-model.ts'
 
 type EntryChanges = NonNullable<
   paths['/api/admin/featured-items/{id}']['put']['requestBody']
 >['content']['application/json']
-
-/** An ISO date-time as a `datetime-local` value, in the browser's time zone. */
-function toLocalInput(iso: string | null): string {
-  if (!iso) return ''
-  const date = new Date(iso)
-  if (Number.isNaN(date.getTime())) return ''
-  const pad = (n: number) => String(n).padStart(2, '0')
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`
-}
-
-/** A `datetime-local` value as an ISO date-time (what the API takes); what is not a date is sent as typed. */
-export function fromLocalInput(value: string): string {
-  const date = new Date(value)
-  return Number.isNaN(date.getTime()) ? value : date.toISOString()
-}
-
-/** `featuredOrder` as typed: a number, or the text itself so that the API names what is wrong with it. */
-export function orderOf(value: string): number {
-  return value.trim() === '' ? 0 : Number(value)
-}
-
-/** The fields a refusal may name, shown next to their inputs. */
-export const FIELDS = [
-  'itemSlug',
-  'itemName',
-  'itemDescription',
-  'itemIconUrl',
-  'itemImageUrl',
-  'featuredOrder',
-  'isActive',
-  'featuredAt',
-  'featuredUntil',
-]
 
 interface EditValues {
   itemSlug: string

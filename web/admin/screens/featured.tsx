@@ -15,13 +15,11 @@ import { RowButton } from '../../shared/row-button.tsx'
 import type { Column } from '../../shared/table.tsx'
 import { Button, Dialog, formatDate, useToast } from '../../shared/ui.tsx'
 import { ActiveFilter, ActiveToggle, isActiveParam } from '../active.tsx'
-import { type Answer, api } from '../api.ts'
+import { api } from '../api.ts'
 import { AddForm } from './featured-add.tsx'
 import { EditForm } from './featured-edit.tsx'
+import type { Entry } from './featured-model.ts'
 import './catalog.css'
-
-/** An entry of the featured shelf, as the API lists it. */
-export type Entry = Answer<'/api/admin/featured-items'>['data'][number]
 
 const PAGE_SIZE = 25
 
